@@ -1,0 +1,69 @@
+"""symloss: loss systems and load balancing, exact where possible, certified where it claims a
+proof, arbitrarily precise where it returns a number, and fast.
+
+Public names are imported lazily (``symloss.X`` loads the module that defines ``X`` on first use),
+so ``import symloss`` stays cheap and numba is only loaded by the modules that need it.
+"""
+from __future__ import annotations
+
+import importlib
+
+__version__ = "0.1.0"
+
+# public name -> defining module (relative to this package)
+_EXPORTS = {
+    # precision policy
+    "PrecisionError": "._precision",
+    "DEFAULT_DPS": "._precision",
+    # Erlang-B (issue: Foundation)
+    "erlang_b": ".erlang",
+    "erlang_b_ball": ".erlang",
+    "erlang_b_float": ".erlang",
+    "log_erlang_b": ".erlang",
+    "erlang_b_expr": ".erlang",
+    "erlang_b_derivative": ".erlang",
+    "erlang_b_capacity": ".erlang",
+    "erlang_b_load": ".erlang",
+    # mean-field retrial-of-d / power-of-d (seed 000)
+    "RetrialOfD": ".meanfield",
+    "PowerOfD": ".meanfield",
+    "RandomRouting": ".meanfield",
+    "JSQ": ".meanfield",
+    "FixedPointResult": ".meanfield",
+    "crossing_loads": ".meanfield",
+    "threshold_load": ".meanfield",
+    # two M/M/N/N queues under JSQ (seed 003)
+    "TwoQueueJSQ": ".twoqueue",
+    "jsq_regime": ".twoqueue",
+    # finite-N simulation and refined mean field (seed 000)
+    "simulate": ".simulation",
+    "exact_finite_n": ".simulation",
+    "finite_n_threshold": ".simulation",
+    "refined_mean_field": ".simulation",
+    # supermarket model on graphs (seed 002)
+    "Supermarket": ".supermarket",
+    "simulate_supermarket": ".supermarket",
+    "pair_approximation": ".supermarket",
+    "make_graph": ".supermarket",
+    "ode_distance": ".supermarket",
+    # admission control with lookahead (seed 001)
+    "OverloadedLossNetwork": ".admission",
+    "SSS": ".admission",
+    "PFI": ".admission",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str):
+    try:
+        module = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'symloss' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__

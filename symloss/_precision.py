@@ -1,0 +1,170 @@
+"""Precision policy: one place that decides how ``dps=`` is honoured.
+
+Every arbitrary-precision function in symloss
+
+* takes ``dps`` (decimal digits, default :data:`DEFAULT_DPS`), validated by :func:`check_dps`;
+* computes inside :func:`working` (``mpmath.workdps`` with guard digits), so the global
+  ``mpmath.mp`` precision is never changed after the call returns;
+* returns :func:`rounded` values: ``mpmath.mpf`` rounded to ``dps`` significant digits;
+* where it claims ``dps`` correct digits from a non-rigorous algorithm, checks the claim at a second
+  precision with :func:`agree_at_two_precisions` and raises :class:`PrecisionError` otherwise.
+
+Rigorous code paths use python-flint ``arb`` balls instead (:func:`arb_to_mpf`, :func:`to_arb`).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+from fractions import Fraction
+from typing import Callable, Iterator
+
+import mpmath
+from flint import arb, ctx as flint_ctx, fmpq, fmpz
+
+__all__ = [
+    "DEFAULT_DPS",
+    "GUARD_DPS",
+    "PrecisionError",
+    "check_dps",
+    "working",
+    "rounded",
+    "dps_to_prec",
+    "agree_at_two_precisions",
+    "to_arb",
+    "arb_to_mpf",
+    "arb_relative_accuracy_ok",
+    "flint_prec",
+]
+
+DEFAULT_DPS = 30
+GUARD_DPS = 15
+MIN_DPS = 5
+MAX_DPS = 100_000
+
+
+class PrecisionError(ArithmeticError):
+    """Raised when a result cannot be certified to the requested number of digits."""
+
+
+def check_dps(dps, name: str = "dps") -> int:
+    """Validate a requested number of decimal digits and return it as ``int``."""
+    if isinstance(dps, bool) or not isinstance(dps, numbers.Integral):
+        raise TypeError(f"{name} must be an integer in [{MIN_DPS}, {MAX_DPS}], got {dps!r}")
+    dps = int(dps)
+    if not MIN_DPS <= dps <= MAX_DPS:
+        raise ValueError(f"{name} must be an integer in [{MIN_DPS}, {MAX_DPS}], got {dps}")
+    return dps
+
+
+def dps_to_prec(dps: int) -> int:
+    """Binary precision (bits) carrying ``dps`` decimal digits."""
+    return int(math.ceil(dps * 3.321928094887362)) + 4
+
+
+@contextlib.contextmanager
+def working(dps: int, guard: int = GUARD_DPS) -> Iterator[int]:
+    """Context: mpmath works at ``dps + guard`` digits; yields the working dps.
+
+    The previous global precision is restored on exit, also when an exception escapes.
+    """
+    w = dps + guard
+    with mpmath.workdps(w):
+        yield w
+
+
+def rounded(x, dps: int):
+    """Round an mpmath number (or anything mpmath converts) to ``dps`` significant digits."""
+    with mpmath.workdps(dps):
+        if isinstance(x, (mpmath.mpc,)) or (hasattr(x, "imag") and not isinstance(x, (int, float, Fraction, mpmath.mpf))):
+            return +mpmath.mpmathify(x)
+        return +mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else +x
+
+
+def agree_at_two_precisions(compute: Callable[[int], object], dps: int, *, guard: int = GUARD_DPS,
+                            what: str = "result"):
+    """Evaluate ``compute(work_dps)`` at ``dps + guard`` and ``dps + 2*guard`` digits.
+
+    Returns the higher-precision value rounded to ``dps`` digits when the two agree to ``dps + 2``
+    significant digits (a zero must be zero at both); raises :class:`PrecisionError` otherwise.
+    ``compute`` may return an mpf or a sequence of mpf (compared elementwise).
+    """
+    lo = compute(dps + guard)
+    hi = compute(dps + 2 * guard)
+    tol = mpmath.mpf(10) ** (-(dps + 2))
+    with mpmath.workdps(dps + 2 * guard):
+        pairs = list(zip(lo, hi)) if isinstance(hi, (list, tuple)) else [(lo, hi)]
+        for u, v in pairs:
+            if v == 0 and u == 0:
+                continue
+            if v == 0 or abs(u - v) > tol * abs(v):
+                raise PrecisionError(
+                    f"{what}: values at {dps + guard} and {dps + 2 * guard} digits disagree "
+                    f"({mpmath.nstr(u, 8)} vs {mpmath.nstr(v, 8)}); cannot certify {dps} digits")
+    if isinstance(hi, (list, tuple)):
+        return type(hi)(rounded(v, dps) for v in hi)
+    return rounded(hi, dps)
+
+
+# --- python-flint bridge --------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def flint_prec(prec: int) -> Iterator[None]:
+    """Context: python-flint arithmetic at ``prec`` bits; restores the previous setting."""
+    old = flint_ctx.prec
+    flint_ctx.prec = int(prec)
+    try:
+        yield
+    finally:
+        flint_ctx.prec = old
+
+
+def to_arb(x) -> arb:
+    """Exact conversion of a real number to an ``arb`` ball (exact point where representable).
+
+    ``int``, ``float``, ``Fraction``, ``mpmath.mpf``, flint ``fmpz``/``fmpq``/``arb`` and decimal
+    strings are accepted. Floats and mpf are binary and convert exactly; a Fraction or a decimal
+    string gives a ball of the current flint precision enclosing the value.
+    """
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a boolean is not a real number")
+    if isinstance(x, (int, fmpz)):
+        return arb(x)
+    if isinstance(x, float):
+        m, e = float(x).as_integer_ratio()
+        return arb(fmpq(m, e))  # denominator is a power of two: exact at any precision >= 53
+    if isinstance(x, mpmath.mpf):
+        man, exp = x.man_exp
+        return arb(fmpz(man)) * arb(2) ** exp if exp < 0 else arb(fmpz(man) * fmpz(2) ** exp)
+    if isinstance(x, Fraction):
+        return arb(fmpq(x.numerator, x.denominator))
+    if isinstance(x, fmpq):
+        return arb(x)
+    if isinstance(x, str):
+        return arb(x)
+    if isinstance(x, numbers.Integral):
+        return arb(int(x))
+    if isinstance(x, numbers.Real):
+        return to_arb(float(x))
+    raise TypeError(f"cannot convert {type(x).__name__} to a real ball")
+
+
+def arb_to_mpf(x: arb):
+    """The exact midpoint of an ``arb`` ball as an ``mpmath.mpf`` (no rounding)."""
+    man, exp = x.mid().man_exp()
+    return mpmath.mpf((int(man), int(exp))) if man != 0 else mpmath.mpf(0)
+
+
+def arb_relative_accuracy_ok(x: arb, dps: int) -> bool:
+    """True when the ball ``x`` is finite, excludes zero (or is exactly zero) and its relative
+    radius is below ``10^-(dps+1)``."""
+    if not x.is_finite():
+        return False
+    if x.is_exact():
+        return True
+    lo = x.abs_lower()
+    if not lo > 0:
+        return False
+    return bool(x.rad() < lo * arb(10) ** (-(dps + 1)))

@@ -1,0 +1,1 @@
+"""Subcommands of the ``symloss`` CLI, one module each (see :mod:`symloss.cli`)."""
