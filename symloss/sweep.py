@@ -194,14 +194,15 @@ def zip_grid(**axes) -> Grid:
     return Grid.zip(**axes)
 
 
-def _linspace(start, stop, num) -> list[float]:
+def _linspace(start, stop, num, *, round12: bool = True) -> list[float]:
     num = int(num)
     if num < 1:
         raise ValueError(f"linspace needs at least one point, got num={num}")
     if num == 1:
         return [float(start)]
     step = (float(stop) - float(start)) / (num - 1)
-    return [_round12(float(start) + i * step) for i in range(num - 1)] + [float(stop)]
+    f = _round12 if round12 else float
+    return [f(float(start) + i * step) for i in range(num - 1)] + [float(stop)]
 
 
 def _round12(x: float) -> float:
@@ -272,6 +273,8 @@ def to_jsonable(value, *, dps: int | None = None):
         import mpmath
         if isinstance(value, mpmath.mpf):
             return _mpf_text(value, dps)
+        if hasattr(value, "_mpf_"):  # a constant such as mpmath.pi, at the current precision
+            return _mpf_text(mpmath.mpf(value), dps)
         if isinstance(value, mpmath.mpc):
             return {"re": _mpf_text(value.real, dps), "im": _mpf_text(value.imag, dps)}
         if isinstance(value, mpmath.matrix):
@@ -307,7 +310,7 @@ def _mpf_text(x, dps: int | None) -> str:
         return str(x)
     if dps is None:
         bc = x._mpf_[3]
-        dps = max(1, libmp.prec_to_dps(max(bc, 1)) + 2)
+        dps = max(1, libmp.prec_to_dps(max(bc, 1)) + 3)  # enough to round-trip bc bits
     return libmp.to_str(x._mpf_, int(dps))
 
 
@@ -327,9 +330,10 @@ def _policy(policy: str, C, d=None):
     import symloss
     if not isinstance(policy, str) or policy.lower() not in _POLICIES:
         raise ValueError(f"policy must be one of {sorted(set(_POLICIES))}, got {policy!r}")
-    cls = getattr(symloss, _POLICIES[policy.lower()])
-    if cls.__name__ in ("RandomRouting", "JSQ"):
-        if d not in (None, 1) and cls.__name__ == "RandomRouting":
+    cls_name = _POLICIES[policy.lower()]
+    cls = getattr(symloss, cls_name)
+    if cls_name in ("RandomRouting", "JSQ"):
+        if d not in (None, 1) and cls_name == "RandomRouting":
             raise ValueError(f"random routing samples d = 1 server, got d={d!r}")
         return cls(C)
     if d is None:
@@ -783,6 +787,16 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
             raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if scheduler is not None and executor != "dask":
         raise ValueError(f"scheduler is only used with executor='dask', got executor={executor!r}")
+    if executor == "dask":
+        if scheduler is not None and not (isinstance(scheduler, str) or hasattr(scheduler, "scheduler_address")
+                                          or hasattr(scheduler, "submit")):
+            raise TypeError(f"scheduler must be an address 'tcp://host:port', a distributed.Client, a "
+                            f"cluster or None, got {type(scheduler).__name__}")
+        try:
+            import distributed  # noqa: F401
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("executor='dask' needs the optional extra: pip install 'symloss[distributed]' "
+                              "(dask and distributed)") from exc
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     fn, func_name = resolve_function(func)
@@ -1178,11 +1192,12 @@ def _spec_axis(name: str, value):
     if kind == "linspace":
         return _linspace(start, stop, num)
     if kind == "logspace":  # exponents of 10
-        return [_round12(10.0 ** e) for e in _linspace(start, stop, num)]
+        return [_round12(10.0 ** e) for e in _linspace(start, stop, num, round12=False)]
     if kind == "geomspace":
         if start <= 0 or stop <= 0:
             raise ValueError(f"grid axis {name!r}: geomspace needs positive bounds, got {args!r}")
-        return [_round12(math.exp(e)) for e in _linspace(math.log(start), math.log(stop), num)][:-1] + [stop]
+        exps = _linspace(math.log(start), math.log(stop), num, round12=False)
+        return [_round12(math.exp(e)) for e in exps][:-1] + [stop]
     raise ValueError(f"grid axis {name!r}: unknown kind {kind!r} (use range, linspace, logspace, "
                      f"geomspace or values)")
 

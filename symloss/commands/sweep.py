@@ -3,7 +3,7 @@
     symloss sweep SPEC.toml [--executor processes|serial|dask] [--workers N] [--scheduler ADDR]
                             [--store PATH] [--no-resume] [--no-progress]
     symloss sweep --status STORE [--json]
-    symloss sweep --export STORE (--csv OUT | --parquet OUT) [--func NAME] [--only done|failed]
+    symloss sweep --export STORE (--csv OUT | --parquet OUT) [--function NAME] [--only done|failed]
 
 A spec (see docs/sweep.md)::
 
@@ -39,7 +39,8 @@ def register(sub) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--csv", metavar="OUT", help="with --export: write a CSV file")
     fmt.add_argument("--parquet", metavar="OUT", help="with --export: write a Parquet file (needs pyarrow)")
-    p.add_argument("--func", help="with --export: only the rows of this function")
+    p.add_argument("--function", dest="only_func", metavar="NAME",
+                   help="with --export: only the rows of this function")
     p.add_argument("--only", choices=["done", "failed"], help="with --export: only rows with this status")
     p.add_argument("--json", action="store_true", help="with --status: print JSON instead of a table")
     p.add_argument("--executor", choices=["processes", "serial", "dask"], help="override the spec's executor")
@@ -52,11 +53,19 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
+    try:
+        return _run(args)
+    except FileNotFoundError as exc:
+        print(f"symloss sweep: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args) -> int:
     import importlib
     sw = importlib.import_module("symloss.sweep")
 
     if args.status:
-        _reject(args, "--status", ("spec", "csv", "parquet", "func", "only"))
+        _reject(args, "--status", ("spec", "csv", "parquet", "only_func", "only"))
         status = sw.sweep_status(args.status)
         if args.json:
             print(json.dumps(status, indent=2, default=str))
@@ -67,7 +76,7 @@ def run(args) -> int:
         _reject(args, "--export", ("spec",))
         if not (args.csv or args.parquet):
             raise ValueError("--export needs --csv OUT or --parquet OUT")
-        frame = sw.load_sweep(args.export, func=args.func, status=args.only)
+        frame = sw.load_sweep(args.export, func=args.only_func, status=args.only)
         frame = _flat_frame(frame, parquet=bool(args.parquet))
         if args.csv:
             frame.to_csv(args.csv, index=False)
@@ -82,9 +91,10 @@ def run(args) -> int:
         return 0
     if not args.spec:
         raise ValueError("give a SPEC.toml to run, or --status STORE, or --export STORE --csv/--parquet OUT")
-    for flag in ("csv", "parquet", "func", "only"):
+    for flag, opt in (("csv", "--csv"), ("parquet", "--parquet"), ("only_func", "--function"),
+                      ("only", "--only")):
         if getattr(args, flag):
-            raise ValueError(f"--{flag} is only used with --export")
+            raise ValueError(f"{opt} is only used with --export")
     kw = sw.load_spec(args.spec)
     if args.executor:
         kw["executor"] = args.executor
@@ -112,7 +122,7 @@ def run(args) -> int:
 def _reject(args, mode, flags) -> None:
     for flag in flags:
         if getattr(args, flag):
-            name = "SPEC.toml" if flag == "spec" else f"--{flag}"
+            name = {"spec": "SPEC.toml", "only_func": "--function"}.get(flag, f"--{flag}")
             raise ValueError(f"{name} cannot be combined with {mode}")
 
 
