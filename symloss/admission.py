@@ -284,6 +284,16 @@ class Decomposition:
     online_sim: Estimate
     windows: dict
     seconds: float
+    window_cost: dict = field(default_factory=dict)
+
+    def benchmarks(self) -> dict:
+        r"""The four reward rates: ``R_fluid`` (exact), ``R_on`` (exact MDP), and the estimates
+        ``R_off = R_fluid - C_vol`` and ``R_W[c] = R_fluid - (X - V_W)/T`` (with intervals)."""
+        fl = float(self.fluid)
+        return {"R_fluid": self.fluid, "R_on": fl - self.online_regret,
+                "R_on_sim": Estimate(fl - self.online_sim.value, self.online_sim.half_width, self.online_sim.n),
+                "R_off": Estimate(fl - self.C_vol.value, self.C_vol.half_width, self.C_vol.n),
+                "R_W": {c: Estimate(fl - e.value, e.half_width, e.n) for c, e in self.window_cost.items()}}
 
     def rows(self) -> list[dict]:
         """One flat row per window constant ``c`` (for a table / pandas)."""
@@ -309,7 +319,8 @@ class Decomposition:
                 "C_short": {str(c): e.to_dict() for c, e in self.C_short.items()},
                 "sss": {str(c): e.to_dict() for c, e in self.sss.items()},
                 "pfi": self.pfi.to_dict(), "online_sim": self.online_sim.to_dict(),
-                "windows": {str(c): w for c, w in self.windows.items()}, "seconds": self.seconds}
+                "windows": {str(c): w for c, w in self.windows.items()}, "seconds": self.seconds,
+                "window_cost": {str(c): e.to_dict() for c, e in self.window_cost.items()}}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1073,6 +1084,7 @@ class OverloadedLossNetwork:
         lng = {x: [] for x in cs}
         sht = {x: [] for x in cs}
         sss = {x: [] for x in cs}
+        wcost = {x: [] for x in cs}
         for i, ss in enumerate(seqs):
             path = self.sample_path(horizon, ss)
             off = self.offline_optimal(path, n0)
@@ -1083,6 +1095,7 @@ class OverloadedLossNetwork:
             for x in cs:
                 W = self.window(x)
                 wr = self.evaluate(WindowDP(W), path, n0)
+                wcost[x].append(wr.cost_rate)
                 lng[x].append(off.reward_rate - wr.reward_rate)
                 sht[x].append(wr.reward_rate - onr.reward_rate)
                 sss[x].append(self.evaluate(SSS(W), path, n0).cost_rate)
@@ -1094,4 +1107,94 @@ class OverloadedLossNetwork:
                              C_vol=E(vol), C_long={x: E(v) for x, v in lng.items()},
                              C_short={x: E(v) for x, v in sht.items()}, sss={x: E(v) for x, v in sss.items()},
                              pfi=E(pfi), online_sim=E(on), windows={x: self.window(x) for x in cs},
-                             seconds=time.perf_counter() - t0)
+                             seconds=time.perf_counter() - t0, window_cost={x: E(v) for x, v in wcost.items()})
+
+
+# ------------------------------------------------------------------------------------------------
+# the study over N
+# ------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LogFit:
+    r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/t);
+    ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit."""
+    quantity: str
+    intercept: float
+    slope: float
+    slope_hw: float
+    chi2: float
+    dof: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def __str__(self) -> str:
+        return (f"{self.quantity}: {self.intercept:.3f} + ({self.slope:.3f} ± {self.slope_hw:.3f}) ln N  "
+                f"(chi2 = {self.chi2:.1f} on {self.dof} dof)")
+
+
+def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
+    """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares)."""
+    Ns = np.asarray(Ns, dtype=float)
+    y = np.array([e.value for e in estimates])
+    se = np.array([max(e.half_width, 1e-12) / 1.96 for e in estimates])
+    if Ns.size < 2:
+        raise ValueError("need at least two values of N to fit against ln N")
+    X = np.column_stack([np.ones_like(Ns), np.log(Ns)])
+    Wt = 1.0 / se ** 2
+    XtW = X.T * Wt
+    cov = np.linalg.inv(XtW @ X)
+    coef = cov @ (XtW @ y)
+    resid = y - X @ coef
+    chi2 = float(np.sum(resid ** 2 * Wt))
+    return LogFit(quantity=quantity, intercept=float(coef[0]), slope=float(coef[1]),
+                  slope_hw=float(1.96 * math.sqrt(cov[1, 1])), chi2=chi2, dof=int(Ns.size - 2))
+
+
+@dataclass
+class DecompositionStudy:
+    """Decompositions over several ``N`` with fits of each cost against ``ln N``."""
+    decompositions: list
+    fits: dict
+
+    def rows(self) -> list[dict]:
+        return [r for d in self.decompositions for r in d.rows()]
+
+    def to_dict(self) -> dict:
+        return {"decompositions": [d.to_dict() for d in self.decompositions],
+                "fits": {k: f.to_dict() for k, f in self.fits.items()}}
+
+
+def _study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10, c=(1, 2, 4, 8), seed=0,
+           progress=None) -> DecompositionStudy:
+    Ns = [check_int(n, "N", min_value=2, max_value=10**5) for n in Ns]
+    decs = []
+    for i, N in enumerate(Ns):
+        net = cls(N, lam_H, lam_L, r_H, r_L, mu)
+        d = net.decomposition(horizon, replications, c, seed=[int(seed), i])
+        decs.append(d)
+        if progress:
+            progress(d)
+    fits = {}
+    if len(Ns) >= 2:
+        fits["C_vol"] = fit_log_n(Ns, [d.C_vol for d in decs], "C_vol")
+        fits["online_regret_sim"] = fit_log_n(Ns, [d.online_sim for d in decs], "online regret (simulated)")
+        fits["PFI"] = fit_log_n(Ns, [d.pfi for d in decs], "PFI cost")
+        for x in decs[0].C_long:
+            fits[f"C_long[c={x:g}]"] = fit_log_n(Ns, [d.C_long[x] for d in decs], f"C_long (c={x:g})")
+            fits[f"C_short[c={x:g}]"] = fit_log_n(Ns, [d.C_short[x] for d in decs], f"C_short (c={x:g})")
+            fits[f"SSS[c={x:g}]"] = fit_log_n(Ns, [d.sss[x] for d in decs], f"SSS cost (c={x:g})")
+    return DecompositionStudy(decs, fits)
+
+
+def _decomposition_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10,
+                         c=(1, 2, 4, 8), seed=0, progress=None) -> DecompositionStudy:
+    r"""Run :meth:`decomposition` for each ``N`` in ``Ns`` (seeds ``[seed, index]``) and fit
+    :math:`C_{vol}`, :math:`C_{long}(c)`, :math:`C_{short}(c)`, the SSS and PFI costs and the simulated
+    online regret against :math:`\ln N` (:func:`fit_log_n`)."""
+    return _study(cls, Ns, lam_H, lam_L, r_H, r_L, mu, horizon, replications, c, seed, progress)
+
+
+OverloadedLossNetwork.decomposition_study = classmethod(_decomposition_study)
+OverloadedLossNetwork.fit_log_n = staticmethod(fit_log_n)
+__all__ += ["LogFit", "fit_log_n", "DecompositionStudy"]
