@@ -866,6 +866,13 @@ def _progress_bar(progress: bool, total: int, func_name: str):
     return tqdm(total=total, desc=f"sweep {label}", unit="pt", dynamic_ncols=True, smoothing=0.05)
 
 
+def _infrastructure_failure(exc: BaseException):
+    """A 'failed' record for an error outside the function (unpicklable task, lost worker, ...)."""
+    now = time.time()
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    return ("failed", None, text[-_ERROR_CHARS:], now, now, None, None)
+
+
 def _lost_worker_record(detail: str):
     now = time.time()
     return ("failed", None, f"WorkerLost: {detail}", now, now, None, None)
@@ -895,13 +902,17 @@ def _run_processes(fn, todo: list[str], workers: int, record) -> None:
                 for key in suspects:
                     fut = pool.submit(_run_point, fn, key)
                     try:
-                        record(key, fut.result())
+                        rec = fut.result()
                     except BrokenProcessPool:
                         record(key, _lost_worker_record(
                             "the worker process died while computing this point alone (killed, "
                             "out of memory or crashed); it is retried on resume"))
                         pool.shutdown(wait=True, cancel_futures=True)
                         pool = new_pool(workers)
+                        continue
+                    except Exception as exc:
+                        rec = _infrastructure_failure(exc)
+                    record(key, rec)
                 suspects = []
             while not exhausted and len(pending) < window:
                 key = next(it, None)
@@ -921,15 +932,22 @@ def _run_processes(fn, todo: list[str], workers: int, record) -> None:
                     suspects.append(key)
                     broken = True
                     continue
+                except Exception as exc:  # e.g. the function cannot be unpickled in the worker
+                    rec = _infrastructure_failure(exc)
                 record(key, rec)
             if broken:
-                suspects.extend(pending.values())
+                for fut, key in pending.items():
+                    if fut.done() and not fut.cancelled() and fut.exception() is None:
+                        record(key, fut.result())  # finished before the pool broke
+                    else:
+                        suspects.append(key)
                 pending.clear()
                 pool.shutdown(wait=True, cancel_futures=True)
                 pool = new_pool(workers)
-    except BaseException:
+    except BaseException:  # interrupted (Ctrl-C) or the store failed: stop the workers now
+        procs = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for proc in list(getattr(pool, "_processes", {}).values() or []):
+        for proc in procs:
             if proc.is_alive():
                 proc.terminate()
         raise
@@ -965,11 +983,13 @@ def _run_dask(fn, todo: list[str], scheduler, workers: int, record) -> None:
     client, closers = _dask_client(scheduler, workers)
     try:
         nthreads = sum(client.nthreads().values()) or workers
-        window = max(2 * nthreads, 4)
+        # tasks beyond the running ones wait in the scheduler's queue (not computed, so not lost if the
+        # client dies); a deep window hides the client-scheduler round trips
+        window = max(8 * nthreads, 64)
         tag = uuid.uuid4().hex[:12]
         it = iter(enumerate(todo))
-        keys: dict[str, str] = {}
-        ac = as_completed([], with_results=False)
+        keys: dict = {}  # task key -> (future, point key)
+        ac = as_completed([], with_results=True, raise_errors=False)
 
         def submit(n):
             for _ in range(n):
@@ -978,22 +998,30 @@ def _run_dask(fn, todo: list[str], scheduler, workers: int, record) -> None:
                     return
                 i, key = nxt
                 fut = client.submit(_run_point, fn, key, pure=False, key=f"symloss-sweep-{tag}-{i}")
-                keys[fut.key] = key
+                keys[fut.key] = (fut, key)
                 ac.add(fut)
 
         submit(window)
-        for fut in ac:
-            key = keys.pop(fut.key)
-            if fut.status == "finished":
-                rec = fut.result()
-            else:
-                exc = fut.exception()
-                now = time.time()
-                rec = ("failed", None, f"{type(exc).__name__}: {exc}"[-_ERROR_CHARS:], now, now, None, None)
-            fut.release()
-            record(key, rec)
-            submit(1)
+        for batch in ac.batches():  # results gathered in the background, many per round trip
+            for fut, rec in batch:
+                _, key = keys.pop(fut.key)
+                if fut.status != "finished":  # KilledWorker after repeated worker deaths, unpickling errors
+                    if isinstance(rec, tuple) and len(rec) == 3 and isinstance(rec[1], BaseException):
+                        exc = rec[1]  # (type, exception, traceback) of an erred task
+                    elif isinstance(rec, BaseException):
+                        exc = rec  # cancelled
+                    else:
+                        exc = RuntimeError(f"Dask task ended with status {fut.status!r}")
+                    rec = _infrastructure_failure(exc)
+                fut.release()
+                record(key, rec)
+            submit(len(batch))
     finally:
+        if keys:  # interrupted: do not leave our tasks running on a shared cluster
+            try:
+                client.cancel([f for f, _ in keys.values()])
+            except Exception:  # pragma: no cover - best effort
+                pass
         for c in closers:
             try:
                 c.close()
