@@ -476,7 +476,8 @@ def _kernels():
         wasted = 0
         m = kinds.size
         buf = np.empty(N + 2)
-        tmp = np.empty(N + 2)
+        tmp_lo = np.empty(1024, dtype=np.int64)
+        tmp_hi = np.empty(1024, dtype=np.int64)
         for j in range(m):
             k = kinds[j]
             if k == 0:
@@ -500,34 +501,47 @@ def _kernels():
                     elif mode == 2:
                         acc = _cont_ok_pfi(kinds, marks, N, j, N - n - 1, level)
                     else:
-                        # events of the window (t_j, t_j + W]
+                        # events of the window (t_j, t_j + W]; the states reachable i events
+                        # after the decision (from n or n + 1) are [lo_i, hi_i] with
+                        # lo_i = n - #potential departures, hi_i = n + 1 + #arrivals among them
                         e = j + 1
                         tend = times[j] + W
                         while e < m and times[e] <= tend:
                             e += 1
                         w = e - j - 1
-                        lo = n - w - 1
-                        if lo < 0:
-                            lo = 0
-                        hi = n + w + 2
-                        if hi > N:
-                            hi = N
-                        for x in range(lo, hi + 1):
-                            buf[x] = h[x]
-                        for i in range(e - 1, j, -1):
-                            ki = kinds[i]
-                            if ki == 0 or ki == 1:
-                                r = rH if ki == 0 else rL
-                                top = hi if hi < N else N
-                                for x in range(lo, top):
-                                    a = buf[x + 1] + r
-                                    if a > buf[x]:
-                                        buf[x] = a
+                        if w + 1 > tmp_lo.size:
+                            tmp_lo = np.empty(2 * (w + 1), dtype=np.int64)
+                            tmp_hi = np.empty(2 * (w + 1), dtype=np.int64)
+                        lo_i = tmp_lo
+                        hi_i = tmp_hi
+                        lo_i[0] = n
+                        hi_i[0] = n + 1
+                        for i in range(1, w + 1):
+                            if kinds[j + i] == 2:
+                                lo_i[i] = lo_i[i - 1] - 1 if lo_i[i - 1] > 0 else 0
+                                hi_i[i] = hi_i[i - 1]
                             else:
-                                s = int(math.floor(marks[i] * N)) + 1
-                                if s < lo + 1:
-                                    s = lo + 1
-                                for x in range(hi, s - 1, -1):
+                                lo_i[i] = lo_i[i - 1]
+                                hi_i[i] = hi_i[i - 1] + 1 if hi_i[i - 1] < N else N
+                        for x in range(lo_i[w], hi_i[w] + 1):
+                            buf[x] = h[x]
+                        for i in range(w, 0, -1):
+                            ev = j + i
+                            ki = kinds[ev]
+                            a0 = lo_i[i - 1]
+                            b0 = hi_i[i - 1]
+                            if ki != 2:
+                                r = rH if ki == 0 else rL
+                                top = b0 if b0 < N else N - 1
+                                for x in range(a0, top + 1):
+                                    v = buf[x + 1] + r
+                                    if v > buf[x]:
+                                        buf[x] = v
+                            else:
+                                sx = int(math.floor(marks[ev] * N)) + 1
+                                if sx < a0:
+                                    sx = a0
+                                for x in range(b0, sx - 1, -1):
                                     buf[x] = buf[x - 1]
                         acc = rL + buf[n + 1] >= buf[n]
                 if acc:

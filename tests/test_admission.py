@@ -300,6 +300,34 @@ def test_sss_and_pfi_match_reference(N):
         assert (r.accepted_H, r.accepted_L, r.n_end) == _ref_policy(path, N, n0, rule)
 
 
+def test_window_dp_matches_reference():
+    """Full-state backward DP over each window, written independently from the WindowDP docstring."""
+    N = 12
+    net = OverloadedLossNetwork(N, 0.5, 1.0, 2.0, 1.0)
+    path = net.sample_path(25.0, seed=11)
+    h = net.online_bias()
+    W = net.window(6)
+    n0 = N - 2
+
+    def rule(j, idle_after):
+        n = N - idle_after - 1
+        V = h.copy()
+        idx = [i for i in range(j + 1, path.n_events) if path.times[i] <= path.times[j] + W]
+        for i in reversed(idx):
+            k = path.kinds[i]
+            new = V.copy()
+            for x in range(N + 1):
+                if k == 2:
+                    new[x] = V[x - 1] if path.marks[i] * N < x else V[x]
+                elif x < N:
+                    new[x] = max(V[x], (2.0 if k == 0 else 1.0) + V[x + 1])
+            V = new
+        return 1.0 + V[n + 1] >= V[n]
+
+    r = net.evaluate(WindowDP(W), path, n0)
+    assert (r.accepted_H, r.accepted_L, r.n_end) == _ref_policy(path, N, n0, rule)
+
+
 def test_window_dp_limits():
     net = seed_net(50)
     path = net.sample_path(10, seed=3)
