@@ -1047,8 +1047,9 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
     status : {"done", "failed"}, optional
         Keep the rows with this status only.
     expand : bool
-        True: one column per parameter and, when results are dicts, one ``result.<key>`` column per key
-        (nested dicts flattened with dots); the raw JSON stays in ``params_json`` / ``result_json``.
+        True: one column per parameter, a ``result`` column for non-dict results and one
+        ``result.<key>`` column per key of dict results (nested dicts flattened with dots); the raw JSON
+        stays in ``params_json`` / ``result_json``. False: ``params`` and ``result`` hold the decoded JSON.
     numeric : bool
         Convert result columns whose values are all numeric strings (mpf text) to float64.
 
@@ -1091,12 +1092,18 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         raw.insert(3, "result", results)
         return raw
     pframe = pd.DataFrame.from_records(params, index=raw.index) if params else pd.DataFrame(index=raw.index)
-    if results and all(isinstance(r, dict) or r is None for r in results) and any(isinstance(r, dict) for r in results):
-        rframe = pd.DataFrame.from_records([_flatten(r) if r is not None else {} for r in results],
-                                           index=raw.index)
-        rframe.columns = [f"result.{c}" for c in rframe.columns]
-    else:
-        rframe = pd.DataFrame({"result": pd.Series(results, index=raw.index, dtype=object)})
+    dicts = [isinstance(r, dict) for r in results]
+    parts = []
+    if not all(d or r is None for d, r in zip(dicts, results)) or not any(dicts):
+        # scalar / list results (dict results leave this column empty)
+        parts.append(pd.DataFrame({"result": pd.Series([None if d else r for d, r in zip(dicts, results)],
+                                                       index=raw.index, dtype=object)}))
+    if any(dicts):  # dict results: one column per (flattened) key
+        flat = pd.DataFrame.from_records([_flatten(r) if d else {} for d, r in zip(dicts, results)],
+                                         index=raw.index)
+        flat.columns = [f"result.{c}" for c in flat.columns]
+        parts.append(flat)
+    rframe = pd.concat(parts, axis=1)
     if numeric:
         for c in rframe.columns:
             rframe[c] = _maybe_numeric(rframe[c])

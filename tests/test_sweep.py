@@ -200,6 +200,44 @@ def test_blocking_adaptor_builds_the_policy(tmp_path, monkeypatch):
     assert "policy must be one of" in df.loc['{"C":2,"policy":"nope","rho":1.0}', "error"]
 
 
+def _trunk_reservation_reward(N, lam_H, lam_L, r_H, r_L, K, mu=1):
+    """Exact reward rate of trunk reservation K (L accepted iff fewer than N - K servers are busy):
+    the birth-death chain on the busy count, in rationals (independent of symloss.admission)."""
+    lam_H, lam_L, r_H, r_L, mu = map(Fraction, (lam_H, lam_L, r_H, r_L, mu))
+    w = [Fraction(1)]
+    for n in range(N):
+        w.append(w[-1] * (N * lam_H + (N * lam_L if n < N - K else 0)) / ((n + 1) * mu))
+    p = [x / sum(w) for x in w]
+    return N * lam_H * r_H * (1 - p[N]) + N * lam_L * r_L * sum(p[:N - K])
+
+
+def test_admission_adaptor(tmp_path):
+    pytest.importorskip("symloss.admission")
+    base = dict(N=10, lam_H=0.5, lam_L=1.0, r_H=2.0, r_L=1.0)
+    g = grid(**base, quantity="fluid_reward") + grid(**base, quantity="trunk_reservation", K=[1, 2])
+    g = g + grid(**base, quantity="_private") + grid(**base, quantity="no_such_quantity")
+    store = tmp_path / "adm.sqlite"
+    s = sweep("admission", g, store=store, executor="serial", progress=False)
+    assert s.func == "symloss.sweep:admission" and (s.n_done, s.n_failed) == (3, 2)
+    df = load_sweep(store).set_index("params_json")
+    by = {json.loads(k).get("K", json.loads(k)["quantity"]): row for k, row in df.iterrows()}
+    assert by["fluid_reward"]["result"] == 15.0  # N (r_H lam_H + r_L (mu - lam_H)) = 10 (1 + 0.5)
+    for K in (1, 2):
+        exact = _trunk_reservation_reward(10, 0.5, 1.0, 2.0, 1.0, K)
+        assert by[K]["result.K"] == K
+        assert abs(float(by[K]["result.reward"]) - exact) < 1e-12 * exact
+    assert "public method" in by["_private"]["error"] and "no quantity" in by["no_such_quantity"]["error"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=5)
+                    | st.floats(allow_nan=False, allow_infinity=False),
+                    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=3), kids, max_size=3),
+                    max_leaves=10))
+def test_to_jsonable_keeps_plain_data(value):
+    assert json.loads(json.dumps(sw.to_jsonable(value))) == value
+
+
 # ---------------------------------------------------------------------------------------------
 # serial sweeps: storing, failing points, resume
 # ---------------------------------------------------------------------------------------------
