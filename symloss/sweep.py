@@ -604,7 +604,11 @@ def _connect(path, *, create: bool) -> sqlite3.Connection:
             conn.execute("ROLLBACK")
             raise
     else:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise ValueError(f"{str(path)!r} is not a sweep store ({exc})") from None
         if "points" not in tables:
             conn.close()
             raise ValueError(f"{str(path)!r} is not a sweep store (no 'points' table)")

@@ -295,6 +295,20 @@ def test_resume_skips_done_and_retries_failed(tmp_path):
     assert {r["func"] for r in sweep_status(store)["functions"]} == {f"{FUNCS}:flaky", f"{FUNCS}:counted"}
 
 
+def test_store_never_overwrites_done_unless_asked(tmp_path):
+    """What protects a point computed by a concurrent sweep: a later 'failed' write does not replace it."""
+    st_ = sw._Store(tmp_path / "w.sqlite", "f")
+    key = sw.canonical_params({"x": 1})
+    done = ("done", "1", None, 0.0, 1.0, 1.0, "h:1")
+    failed = ("failed", None, "boom", 2.0, 3.0, 1.0, "h:2")
+    assert st_.write(key, done, overwrite_done=False)
+    assert not st_.write(key, failed, overwrite_done=False)
+    assert st_.conn.execute("SELECT status, result, attempts FROM points").fetchall() == [("done", "1", 1)]
+    assert st_.write(key, failed, overwrite_done=True)  # resume=False
+    assert st_.conn.execute("SELECT status, error, attempts FROM points").fetchall() == [("failed", "boom", 2)]
+    st_.close()
+
+
 def test_duplicates_and_equivalent_points_run_once(tmp_path):
     log = str(tmp_path / "log")
     g = grid(x=[1, 2], log=log) + [{"log": log, "x": np.int64(1)}]
@@ -573,6 +587,9 @@ def test_cli_errors(tmp_path, capsys):
     assert not (tmp_path / "x.sqlite").exists() and not (tmp_path / "o.csv").exists()
     (tmp_path / "plain.sqlite").write_bytes(b"")
     assert main(["sweep", "--status", str(tmp_path / "plain.sqlite")]) == 2
+    assert "not a sweep store" in capsys.readouterr().err
+    (tmp_path / "junk.sqlite").write_bytes(b"this is not a database" * 100)
+    assert main(["sweep", "--status", str(tmp_path / "junk.sqlite")]) == 2
     assert "not a sweep store" in capsys.readouterr().err
 
 
