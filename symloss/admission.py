@@ -265,9 +265,10 @@ class IntervalLPResult:
 class Decomposition:
     r"""Estimated decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` at one ``N``.
 
-    ``C_long[c]`` and ``C_short[c]`` use the window DP with :math:`W = c\ln N/N`; ``sss[c]`` is
-    the cost rate (fluid minus reward) of SSS(W), ``pfi`` that of PFI, ``online_sim`` that of the
-    online-optimal trunk reservation simulated on the same paths (to compare with the exact
+    ``C_long[c]`` and ``C_short[c]`` use the best lookahead policy ``best[c]`` at
+    :math:`W = c\ln N/N`; ``lookahead[c]`` holds the cost rates (fluid minus reward) of all the
+    lookahead policies tried, ``sss[c]`` that of SSS(W), ``pfi`` that of PFI, ``online_sim`` that
+    of the online-optimal trunk reservation simulated on the same paths (to compare with the exact
     ``online_regret``)."""
     N: int
     params: dict
@@ -285,6 +286,8 @@ class Decomposition:
     windows: dict
     seconds: float
     window_cost: dict = field(default_factory=dict)
+    lookahead: dict = field(default_factory=dict)
+    best: dict = field(default_factory=dict)
 
     def benchmarks(self) -> dict:
         r"""The four reward rates: ``R_fluid`` (exact), ``R_on`` (exact MDP), and the estimates
@@ -299,7 +302,9 @@ class Decomposition:
         """One flat row per window constant ``c`` (for a table / pandas)."""
         out = []
         for c in self.C_long:
-            out.append({"N": self.N, "c": c, "W": self.windows[c],
+            extra = {f"cost[{nm}]": e.value for nm, e in self.lookahead.get(c, {}).items()}
+            extra.update({f"cost[{nm}]_hw": e.half_width for nm, e in self.lookahead.get(c, {}).items()})
+            out.append({"N": self.N, "c": c, "W": self.windows[c], "best": self.best.get(c),
                         "C_vol": self.C_vol.value, "C_vol_hw": self.C_vol.half_width,
                         "C_long": self.C_long[c].value, "C_long_hw": self.C_long[c].half_width,
                         "C_short": self.C_short[c].value, "C_short_hw": self.C_short[c].half_width,
@@ -307,7 +312,7 @@ class Decomposition:
                         "PFI_cost": self.pfi.value, "PFI_cost_hw": self.pfi.half_width,
                         "online_regret_exact": self.online_regret,
                         "online_regret_sim": self.online_sim.value,
-                        "online_regret_sim_hw": self.online_sim.half_width})
+                        "online_regret_sim_hw": self.online_sim.half_width, **extra})
         return out
 
     def to_dict(self) -> dict:
@@ -320,7 +325,9 @@ class Decomposition:
                 "sss": {str(c): e.to_dict() for c, e in self.sss.items()},
                 "pfi": self.pfi.to_dict(), "online_sim": self.online_sim.to_dict(),
                 "windows": {str(c): w for c, w in self.windows.items()}, "seconds": self.seconds,
-                "window_cost": {str(c): e.to_dict() for c, e in self.window_cost.items()}}
+                "window_cost": {str(c): e.to_dict() for c, e in self.window_cost.items()},
+                "lookahead": {str(c): {nm: e.to_dict() for nm, e in d.items()} for c, d in self.lookahead.items()},
+                "best": {str(c): b for c, b in self.best.items()}}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -380,17 +387,24 @@ class WindowDP(_Policy):
 
     At each L arrival (time ``t``, ``n`` busy) it solves exactly, by backward induction over the
     uniformised events in :math:`(t, t+W]` with state ``n``, the problem "maximise the rewards
-    collected in the window plus the terminal value :math:`h(n(t+W))`", where ``h`` is the bias
-    (relative value) of the optimal online MDP, and accepts iff accepting is optimal in that
-    problem (ties: accept). H jobs are always accepted when a server is idle. It uses only the next
-    ``W`` time units of the path, so its reward is a lower bound on the best ``W``-lookahead reward
-    :math:`R_W`; ``W = 0`` gives back the online optimum.
+    collected in the window plus a terminal value :math:`h(n(t+W))`", and accepts iff accepting is
+    optimal in that problem (ties: accept). H jobs are always accepted when a server is idle.
+
+    ``terminal="online"`` uses the bias ``h`` of the optimal online MDP (so ``W = 0`` gives back
+    the online optimum; it keeps an online-size reserve at the window's end); ``terminal="zero"``
+    uses :math:`h \equiv 0` (accept unless the window shows that it costs an H job; better for long
+    windows, poor for short ones). Either way the policy uses only the next ``W`` time units of the
+    path, so its reward is a lower bound on the best ``W``-lookahead reward :math:`R_W`.
     """
 
-    def __init__(self, W):
+    def __init__(self, W, terminal: str = "online"):
         W = check_real(W, "W", lower=0)
+        if terminal not in ("online", "zero"):
+            raise ValueError(f"terminal must be 'online' or 'zero', got {terminal!r}")
         self.W = float(W)
-        self.name = f"WindowDP(W={self.W:.6g})"
+        self.terminal = terminal
+        self.name = f"WindowDP(W={self.W:.6g})" if terminal == "online" else \
+            f"WindowDP(W={self.W:.6g}, terminal=zero)"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -977,7 +991,8 @@ class OverloadedLossNetwork:
             level = policy.level if policy.level is not None else max(1, math.isqrt(N))
             args = (2, 0, 0.0, level, dummy_h)
         elif isinstance(policy, WindowDP):
-            args = (3, 0, policy.W, 0, self.online_bias())
+            h = self.online_bias() if policy.terminal == "online" else np.zeros(N + 1)
+            args = (3, 0, policy.W, 0, h)
         else:
             raise TypeError(f"policy must be SSS, PFI, WindowDP, TrunkReservation or 'online', "
                             f"got {type(policy).__name__}")
@@ -1078,13 +1093,17 @@ class OverloadedLossNetwork:
 
         * :math:`C_{vol} \approx (X - V_{off})/T`,
         * :math:`C_{long}(c) \approx (V_{off} - V_{W})/T` and :math:`C_{short}(c) \approx (V_W - V_{on})/T`
-          with :math:`V_W` the :class:`WindowDP` policy at :math:`W = c\ln N/N` and :math:`V_{on}` the
-          optimal trunk reservation run on the same path,
+          with :math:`W = c\ln N/N`, :math:`V_{on}` the optimal trunk reservation run on the same path
+          and :math:`V_W` the best (smallest mean cost over the replications) of three
+          ``W``-lookahead policies: :class:`WindowDP` with the online bias as terminal value,
+          :class:`WindowDP` with zero terminal value, and :class:`SSS`,
 
-        each with a 95 % Student-t interval over replications. Because :class:`WindowDP` is only a
-        lower bound on the best ``W``-lookahead reward, ``C_long`` is an upper bound on the true
-        long-run cost and ``C_short`` a lower bound on the true short-run cost. All policies start
-        from ``n0`` (default ``N - K*``); end effects are O(1/T).
+        each with a 95 % Student-t interval over replications. Each of the three is only a lower
+        bound on the best ``W``-lookahead reward, so ``C_long`` is an upper bound on the true
+        long-run cost and ``C_short`` a lower bound on the true short-run cost (up to the small
+        optimism of picking the best of three means). ``lookahead[c]`` keeps all three cost
+        estimates and ``best[c]`` the one used. All policies start from ``n0`` (default ``N - K*``);
+        end effects are O(1/T).
         """
         import time
         t0 = time.perf_counter()
@@ -1095,10 +1114,8 @@ class OverloadedLossNetwork:
         n0 = self._n0(n0)
         seqs = np.random.SeedSequence(seed).spawn(replications)
         vol, on, pfi = [], [], []
-        lng = {x: [] for x in cs}
-        sht = {x: [] for x in cs}
-        sss = {x: [] for x in cs}
-        wcost = {x: [] for x in cs}
+        names = ("WindowDP(online)", "WindowDP(zero)", "SSS")
+        costs = {x: {nm: [] for nm in names} for x in cs}
         for i, ss in enumerate(seqs):
             path = self.sample_path(horizon, ss)
             off = self.offline_optimal(path, n0)
@@ -1108,20 +1125,25 @@ class OverloadedLossNetwork:
             pfi.append(self.evaluate(PFI(), path, n0).cost_rate)
             for x in cs:
                 W = self.window(x)
-                wr = self.evaluate(WindowDP(W), path, n0)
-                wcost[x].append(wr.cost_rate)
-                lng[x].append(off.reward_rate - wr.reward_rate)
-                sht[x].append(wr.reward_rate - onr.reward_rate)
-                sss[x].append(self.evaluate(SSS(W), path, n0).cost_rate)
+                for nm, pol in zip(names, (WindowDP(W), WindowDP(W, terminal="zero"), SSS(W))):
+                    costs[x][nm].append(self.evaluate(pol, path, n0).cost_rate)
             if progress:
                 progress(i + 1, replications)
         E = Estimate.from_samples
+        vol_a, on_a = np.array(vol), np.array(on)
+        best, lng, sht, look = {}, {}, {}, {}
+        for x in cs:
+            look[x] = {nm: E(v) for nm, v in costs[x].items()}
+            best[x] = min(names, key=lambda nm: look[x][nm].value)
+            b = np.array(costs[x][best[x]])
+            lng[x] = E(b - vol_a)      # (V_off - V_W) / T
+            sht[x] = E(on_a - b)       # (V_W - V_on) / T
         return Decomposition(N=self.N, params=self.params, horizon=horizon, replications=replications,
                              fluid=self.fluid_reward(), online_regret=float(opt.regret), threshold=opt.threshold,
-                             C_vol=E(vol), C_long={x: E(v) for x, v in lng.items()},
-                             C_short={x: E(v) for x, v in sht.items()}, sss={x: E(v) for x, v in sss.items()},
+                             C_vol=E(vol), C_long=lng, C_short=sht, sss={x: look[x]["SSS"] for x in cs},
                              pfi=E(pfi), online_sim=E(on), windows={x: self.window(x) for x in cs},
-                             seconds=time.perf_counter() - t0, window_cost={x: E(v) for x, v in wcost.items()})
+                             seconds=time.perf_counter() - t0,
+                             window_cost={x: look[x][best[x]] for x in cs}, lookahead=look, best=best)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1130,7 +1152,8 @@ class OverloadedLossNetwork:
 
 @dataclass(frozen=True)
 class LogFit:
-    r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/t);
+    r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/1.96,
+    floored at a tenth of the median positive se);
     ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit."""
     quantity: str
     intercept: float
@@ -1151,7 +1174,13 @@ def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
     """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares)."""
     Ns = np.asarray(Ns, dtype=float)
     y = np.array([e.value for e in estimates])
-    se = np.array([max(e.half_width, 1e-12) / 1.96 for e in estimates])
+    se = np.array([e.half_width / 1.96 for e in estimates])
+    if not np.all(np.isfinite(se)):
+        raise ValueError("every estimate needs a finite half-width (at least two replications)")
+    # an estimate with zero spread (e.g. a cost that is exactly 0 on every path) would get infinite
+    # weight: floor the standard errors at a tenth of the median positive one
+    pos = se[se > 0]
+    se = np.maximum(se, 0.1 * float(np.median(pos)) if pos.size else 1.0)
     if Ns.size < 2:
         raise ValueError("need at least two values of N to fit against ln N")
     X = np.column_stack([np.ones_like(Ns), np.log(Ns)])
@@ -1197,7 +1226,8 @@ def _study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10,
         for x in decs[0].C_long:
             fits[f"C_long[c={x:g}]"] = fit_log_n(Ns, [d.C_long[x] for d in decs], f"C_long (c={x:g})")
             fits[f"C_short[c={x:g}]"] = fit_log_n(Ns, [d.C_short[x] for d in decs], f"C_short (c={x:g})")
-            fits[f"SSS[c={x:g}]"] = fit_log_n(Ns, [d.sss[x] for d in decs], f"SSS cost (c={x:g})")
+            for nm in decs[0].lookahead.get(x, {}):
+                fits[f"{nm}[c={x:g}]"] = fit_log_n(Ns, [d.lookahead[x][nm] for d in decs], f"{nm} cost (c={x:g})")
     return DecompositionStudy(decs, fits)
 
 

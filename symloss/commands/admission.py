@@ -17,8 +17,9 @@ def register(sub) -> None:
         "admission", help="fluid, offline, lookahead and online rewards of the overloaded loss network",
         description="Admission control with lookahead (seed 001): prints R_fluid (exact LP value), R_on "
                     "(exact optimal online MDP: trunk reservation K*), and Monte Carlo estimates with 95%% "
-                    "intervals of R_off (offline optimum on uniformised paths) and R_W (window-DP lookahead "
-                    "W = c ln N / N), and the costs C_vol, C_long, C_short.")
+                    "intervals of R_off (offline optimum on uniformised paths) and R_W (best of the lookahead "
+                    "policies WindowDP(online terminal), WindowDP(zero terminal), SSS with W = c ln N / N), "
+                    "and the costs C_vol, C_long, C_short.")
     p.add_argument("--N", type=int, required=True, help="number of servers")
     p.add_argument("--lam-H", type=_number, required=True, help="per-server H arrival rate")
     p.add_argument("--lam-L", type=_number, required=True, help="per-server L arrival rate")
@@ -53,7 +54,7 @@ def run(args) -> int:
     print(f"R_fluid   = {fl}  (exact LP value N (r_H lam_H + r_L (mu - lam_H)))")
     print(f"R_off     = {b['R_off']}  (offline optimum on the uniformised path)")
     for c, e in b["R_W"].items():
-        print(f"R_W       = {e}  (window DP, c = {c:g}, W = {d.windows[c]:.6g})")
+        print(f"R_W       = {e}  (best W-lookahead policy tried: {d.best[c]}, c = {c:g}, W = {d.windows[c]:.6g})")
     print(f"R_on      = {mpmath.nstr(opt.reward, args.dps)}  (exact MDP: trunk reservation K* = {opt.threshold}, "
           f"min improvement margin {opt.min_margin:.3g})")
     print(f"R_on sim  = {b['R_on_sim']}  (K* simulated on the same paths)\n")
@@ -62,7 +63,8 @@ def run(args) -> int:
     for c in d.C_long:
         print(f"C_long  = R_off - R_W     = {d.C_long[c]}   (c = {c:g})")
         print(f"C_short = R_W - R_on      = {d.C_short[c]}   (c = {c:g})")
-        print(f"SSS(W) cost               = {d.sss[c]}   (c = {c:g})")
-    print(f"PFI cost                  = {d.pfi}")
+        for nm, e in d.lookahead[c].items():
+            print(f"  cost of {nm:18s}= {e}   (R_fluid - reward, c = {c:g})")
+    print(f"  cost of PFI()             = {d.pfi}")
     print(f"({d.seconds:.1f} s)")
     return 0
