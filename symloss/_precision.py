@@ -32,6 +32,7 @@ __all__ = [
     "dps_to_prec",
     "agree_at_two_precisions",
     "to_arb",
+    "to_mpf",
     "arb_to_mpf",
     "arb_relative_accuracy_ok",
     "flint_prec",
@@ -119,6 +120,18 @@ def flint_prec(prec: int) -> Iterator[None]:
         flint_ctx.prec = old
 
 
+def to_mpf(x):
+    """Convert a real scalar (int, float, Fraction, mpf, decimal string, flint fmpq) to mpf at the
+    current mpmath precision."""
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    if isinstance(x, fmpq):
+        return mpmath.mpf(int(x.p)) / int(x.q)
+    if isinstance(x, arb):
+        return arb_to_mpf(x)
+    return mpmath.mpf(x)
+
+
 def to_arb(x) -> arb:
     """Exact conversion of a real number to an ``arb`` ball (exact point where representable).
 
@@ -136,8 +149,12 @@ def to_arb(x) -> arb:
         m, e = float(x).as_integer_ratio()
         return arb(fmpq(m, e))  # denominator is a power of two: exact at any precision >= 53
     if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            raise ValueError(f"cannot convert {x} to a real ball")
         man, exp = x.man_exp
-        return arb(fmpz(man)) * arb(2) ** exp if exp < 0 else arb(fmpz(man) * fmpz(2) ** exp)
+        if man == 0:
+            return arb(0)
+        return arb(fmpq(man, 2 ** -exp)) if exp < 0 else arb(fmpz(man) * fmpz(2) ** exp)
     if isinstance(x, Fraction):
         return arb(fmpq(x.numerator, x.denominator))
     if isinstance(x, fmpq):
@@ -154,7 +171,8 @@ def to_arb(x) -> arb:
 def arb_to_mpf(x: arb):
     """The exact midpoint of an ``arb`` ball as an ``mpmath.mpf`` (no rounding)."""
     man, exp = x.mid().man_exp()
-    return mpmath.mpf((int(man), int(exp))) if man != 0 else mpmath.mpf(0)
+    # make_mpf does not round: the mpf carries every bit of the midpoint
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
 
 
 def arb_relative_accuracy_ok(x: arb, dps: int) -> bool:

@@ -8,7 +8,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-__all__ = ["check_int", "check_real", "check_probability", "check_choice", "as_float_array"]
+__all__ = ["check_int", "check_real", "real_to_float", "check_probability", "check_choice", "as_float_array"]
 
 
 def _is_real_scalar(x) -> bool:
@@ -44,18 +44,42 @@ def check_real(x, name: str, *, lower=None, upper=None, lower_open: bool = False
     rng = _interval_text(lower, upper, lower_open, upper_open)
     if not _is_real_scalar(x):
         raise TypeError(f"{name} must be a real number{rng}, got {type(x).__name__} {x!r}")
-    xf = float(mpmath.mpf(x)) if not isinstance(x, (int, Fraction)) else x
-    if isinstance(xf, float) and not math.isfinite(xf):
-        if isinstance(x, mpmath.mpf) and mpmath.isfinite(x):
-            pass  # huge or tiny mpf: compare in mpmath below
-        else:
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
             raise ValueError(f"{name} must be a finite real number{rng}, got {x!r}")
-    v = mpmath.mpf(x) if isinstance(x, mpmath.mpf) else x
+        v = x
+    elif isinstance(x, (numbers.Integral, Fraction)):
+        v = x
+    else:
+        try:
+            from flint import arb
+            if isinstance(x, arb):
+                if not x.is_finite():
+                    raise ValueError(f"{name} must be a finite real number{rng}, got {x!r}")
+                x_mid = x.mid()
+                v = mpmath.mpf(x_mid.man_exp()[0]) * mpmath.mpf(2) ** int(x_mid.man_exp()[1])
+            else:
+                v = x
+        except ImportError:  # pragma: no cover
+            v = x
+        if not isinstance(v, mpmath.mpf):
+            v = float(v)
+            if not math.isfinite(v):
+                raise ValueError(f"{name} must be a finite real number{rng}, got {x!r}")
     if lower is not None and (v < lower or (lower_open and v == lower)):
         raise ValueError(f"{name} must be a real number{rng}, got {x!r}")
     if upper is not None and (v > upper or (upper_open and v == upper)):
         raise ValueError(f"{name} must be a real number{rng}, got {x!r}")
     return x
+
+
+def real_to_float(x) -> float:
+    """float(x) for any accepted real scalar (int, float, Fraction, mpf, flint numbers)."""
+    if isinstance(x, (numbers.Real, Fraction)):
+        return float(x)
+    if isinstance(x, mpmath.mpf):
+        return float(x)
+    return float(mpmath.mpf(str(x).split(" +/-")[0].strip("[]")))
 
 
 def check_probability(x, name: str):
@@ -73,6 +97,8 @@ def as_float_array(x, name: str, *, lower=None, lower_open=False, upper=None, up
     """Convert to a float64 array and check every element; the error names the first bad index."""
     if isinstance(x, (str, bytes)):
         raise TypeError(f"{name} must be real numbers, got a string")
+    if isinstance(x, bool) or np.asarray(x).dtype == bool:
+        raise TypeError(f"{name} must be real numbers, got booleans")
     try:
         arr = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
