@@ -130,7 +130,7 @@ def _rvi(N, lH, lL, mu, rH, rL, iters=40000):
     up = np.append(h[1:], -np.inf)
     pol_L = rL + up >= h
     pol_H = rH + up >= h
-    return g * Lam, pol_H[:N], pol_L[:N]
+    return g * Lam, pol_H[:N], pol_L[:N], h
 
 
 @pytest.mark.parametrize("N, params", [(6, (0.5, 1.0, 1.0, 2.0, 1.0)), (12, (0.5, 1.0, 1.0, 2.0, 1.0)),
@@ -139,8 +139,11 @@ def test_online_optimal_matches_value_iteration(N, params):
     lH, lL, mu, rH, rL = params
     net = OverloadedLossNetwork(N, lH, lL, rH, rL, mu)
     opt = net.online_optimal()
-    g, pol_H, pol_L = _rvi(N, lH, lL, mu, rH, rL)
+    g, pol_H, pol_L, h = _rvi(N, lH, lL, mu, rH, rL)
     assert float(opt.reward) == pytest.approx(g, rel=1e-10)
+    # the bias of the uniformised chain is the CTMC bias: compare the differences used by the
+    # policy-improvement check (and the public bias) with value iteration's
+    assert np.allclose(np.diff(h), np.diff(net.online_bias()), rtol=1e-7, atol=1e-9)
     assert pol_H.all()
     K = opt.threshold
     assert np.array_equal(pol_L, np.arange(N) < N - K)
@@ -149,6 +152,22 @@ def test_online_optimal_matches_value_iteration(N, params):
     for k in (K - 1, K + 1):
         if 0 <= k <= N:
             assert net.trunk_reservation(k).reward < opt.reward
+
+
+@settings(max_examples=25, deadline=None)
+@given(N=st.integers(1, 400), lH=st.floats(0.05, 0.95), extra=st.floats(0.05, 2.0), frac=st.floats(0.05, 0.95),
+       rL=st.floats(0.1, 5.0), ratio=st.floats(1.01, 10.0))
+def test_online_optimal_always_verifies(N, lH, extra, frac, rL, ratio):
+    # mu in (lam_H, lam_H + lam_L): lam_L = extra, mu = lam_H + frac * extra
+    net = OverloadedLossNetwork(N, lH, extra, rL * ratio, rL, lH + frac * extra)
+    opt = net.online_optimal(dps=20)
+    assert opt.min_margin >= 0
+    assert 0 <= opt.threshold <= N
+    ref = net.trunk_reservation(opt.threshold, dps=20)
+    assert ref.reward == opt.reward
+    for k in (opt.threshold - 1, opt.threshold + 1):
+        if 0 <= k <= N:
+            assert net.trunk_reservation(k, dps=20).reward <= opt.reward
 
 
 def test_online_regret_identity_and_growth():
