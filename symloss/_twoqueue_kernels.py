@@ -1,0 +1,115 @@
+"""numba kernels of the float solver of :mod:`symloss.twoqueue` (Gauss-Seidel with exact level masses).
+
+Unknowns: the conditional vectors ``c_K(d) = P(|m-n| = d | m+n = K)`` stored level after level,
+``d = K mod 2, K mod 2 + 2, ..., min(K, 2N-K)`` at ``c[off[K] + (d - K mod 2)//2]``. One update of
+level ``K`` evaluates ``(K A c_{K-1} + rho B c_{K+1}) / (rho + K)`` (positive terms only) and
+renormalises it. A sweep goes up then down the levels.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+__all__ = ["layout", "gs_solve", "residual"]
+
+
+def layout(N: int) -> np.ndarray:
+    """Offsets of the levels ``K = 0..2N`` in the flat storage (length ``2N + 2``)."""
+    K = np.arange(2 * N + 1)
+    sizes = (np.minimum(K, 2 * N - K) - K % 2) // 2 + 1
+    off = np.zeros(2 * N + 2, dtype=np.int64)
+    off[1:] = np.cumsum(sizes)
+    return off
+
+
+@njit(cache=True)
+def _rhs(c, off, N, rho, K, d):
+    """K (A c_{K-1})(d) + rho (B c_{K+1})(d) and the outflow factor rho*[K<2N] + K."""
+    v = 0.0
+    if K > 0:
+        e = d + 1
+        emax = min(K - 1, 2 * N - K + 1)
+        if e <= emax:
+            v += K * c[off[K - 1] + (e - (K - 1) % 2) // 2]
+        if d == 1:
+            v += K * c[off[K - 1]]
+    if K < 2 * N:
+        w = 0.0
+        e = d + 1
+        emax = min(K + 1, 2 * N - K - 1)
+        if e <= emax:
+            w += c[off[K + 1] + (e - (K + 1) % 2) // 2] * (K + d + 2)
+        if d >= 2:
+            e = d - 1
+            w += c[off[K + 1] + (e - (K + 1) % 2) // 2] * (K - d + 2)
+        if d == 1:
+            w += c[off[K + 1]] * (2 * K + 2)
+        v += rho * w / (2.0 * (K + 1))
+        return v, rho + K
+    return v, float(K)
+
+
+@njit(cache=True)
+def _update(c, off, N, rho, K, buf):
+    d0 = K % 2
+    nK = off[K + 1] - off[K]
+    s = 0.0
+    for j in range(nK):
+        v, _ = _rhs(c, off, N, rho, K, d0 + 2 * j)
+        buf[j] = v
+        s += v
+    diff = 0.0
+    for j in range(nK):
+        x = buf[j] / s
+        old = c[off[K] + j]
+        if x > 1e-280:
+            r = abs(x - old) / x
+            if r > diff:
+                diff = r
+        c[off[K] + j] = x
+    return diff
+
+
+@njit(cache=True)
+def gs_solve(c, off, N, rho, tol, maxiter):
+    """Symmetric Gauss-Seidel sweeps until the max relative change of a sweep is below ``tol``.
+
+    Returns ``(sweeps, last change, contraction rate estimate)``."""
+    buf = np.zeros(N + 2)
+    prev = 1.0
+    rate = 1.0
+    diff = 1.0
+    it = 0
+    while it < maxiter:
+        it += 1
+        diff = 0.0
+        for K in range(1, 2 * N):
+            diff = max(diff, _update(c, off, N, rho, K, buf))
+        for K in range(2 * N - 1, 0, -1):
+            diff = max(diff, _update(c, off, N, rho, K, buf))
+        if it > 2 and prev > 0:
+            r = diff / prev
+            rate = r if r < 1.0 else 1.0
+        prev = diff
+        if diff < tol:
+            break
+    return it, diff, rate
+
+
+@njit(cache=True)
+def residual(c, off, N, rho):
+    """Max over states with c > 1e-280 of |rhs - lhs| / lhs of the conditional balance equations."""
+    worst = 0.0
+    for K in range(0, 2 * N + 1):
+        d0 = K % 2
+        for j in range(off[K + 1] - off[K]):
+            x = c[off[K] + j]
+            if x <= 1e-280:
+                continue
+            v, out = _rhs(c, off, N, rho, K, d0 + 2 * j)
+            if K == 0:
+                continue  # c_0 = 1 by definition
+            r = abs(v - out * x) / (out * x)
+            if r > worst:
+                worst = r
+    return worst
