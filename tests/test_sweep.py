@@ -498,24 +498,34 @@ def test_two_sweeps_on_one_store(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
-def test_serial_processes_dask_identical_results_and_killed_worker(tmp_path, monkeypatch):
+def test_serial_processes_dask_identical_results_and_killed_workers(tmp_path, monkeypatch):
     """serial, processes and Dask (a LocalCluster of 2 worker processes started by sweep()) store identical
-    results; during the Dask sweep the worker computing x == 4 kills itself once (flag file passed through
-    the workers' environment) and the sweep still completes."""
+    results. During the Dask sweep (allowed-failures = 1) the worker computing x == 4 kills itself once:
+    the point is rerun and the sweep completes; the point (6, 15) kills every worker that runs it: it is
+    stored as failed (KilledWorker) and the sweep still completes."""
+    dask = pytest.importorskip("dask")
     pytest.importorskip("distributed")
     g = grid(x=range(10), dps=[15, 35])
     stores = {ex: tmp_path / f"{ex}.sqlite" for ex in ("serial", "processes", "dask")}
     flag = tmp_path / "killed-a-worker"
     for ex, store in stores.items():
+        expect = (18, 2)
         if ex == "dask":
             monkeypatch.setenv(KILL_FLAG_ENV, str(flag))  # inherited by the LocalCluster's workers only
-        s = sweep(mixed, g, store=store, executor=ex, workers=2, progress=False)
-        assert (s.n_done, s.n_failed) == (18, 2), ex
+            expect = (17, 3)
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+            s = sweep(mixed, g, store=store, executor=ex, workers=2, progress=False)
+        assert (s.n_done, s.n_failed) == expect, ex
     assert flag.exists()  # a Dask worker really died mid-sweep
     ref = _comparable(stores["serial"])
     assert len(ref) == 20
     assert _comparable(stores["processes"]) == ref
-    assert _comparable(stores["dask"]) == ref
+    killer_key = '{"dps":15,"x":6}'
+    got = {p: (s_, r, e) for p, s_, r, e in _comparable(stores["dask"])}
+    assert got.pop(killer_key)[0:2] == ("failed", None)
+    errors = {p: e for p, _, _, e in _rows(stores["dask"])}
+    assert errors[killer_key].startswith("KilledWorker")
+    assert got == {p: (s_, r, e) for p, s_, r, e in ref if p != killer_key}
     with pytest.raises(TypeError, match="scheduler must be an address"):
         sweep(mixed, g, store=tmp_path / "x.sqlite", executor="dask", scheduler=42, progress=False)
     assert not (tmp_path / "x.sqlite").exists()
