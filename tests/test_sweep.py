@@ -309,6 +309,15 @@ def test_store_never_overwrites_done_unless_asked(tmp_path):
     st_.close()
 
 
+def test_symloss_sweep_is_callable_whether_module_or_function(tmp_path):
+    import symloss
+    s = symloss.sweep(square, grid(x=[1, 2]), store=tmp_path / "c.sqlite", executor="serial", progress=False)
+    assert s.n_done == 2 and symloss.sweep.grid is grid  # the module, callable
+    for name in ("load_sweep", "grid", "zip_grid", "Grid", "SweepSummary", "sweep_status"):
+        exported = getattr(symloss, name, None)  # present once the package exports it
+        assert exported is None or exported is getattr(sw, name)
+
+
 def test_duplicates_and_equivalent_points_run_once(tmp_path):
     log = str(tmp_path / "log")
     g = grid(x=[1, 2], log=log) + [{"log": log, "x": np.int64(1)}]
@@ -513,7 +522,9 @@ def test_serial_processes_dask_identical_results_and_killed_workers(tmp_path, mo
         if ex == "dask":
             monkeypatch.setenv(KILL_FLAG_ENV, str(flag))  # inherited by the LocalCluster's workers only
             expect = (17, 3)
-        with dask.config.set({"distributed.scheduler.allowed-failures": 1}):
+        # saturation 1.0: a worker holds only the task it runs, so a death makes only that task suspicious
+        with dask.config.set({"distributed.scheduler.allowed-failures": 1,
+                              "distributed.scheduler.worker-saturation": 1.0}):
             s = sweep(mixed, g, store=store, executor=ex, workers=2, progress=False)
         assert (s.n_done, s.n_failed) == expect, ex
     assert flag.exists()  # a Dask worker really died mid-sweep
