@@ -228,7 +228,7 @@ class TwoQueueDistribution:
     # -- helpers ---------------------------------------------------------------------------------
     @property
     def _is_float(self) -> bool:
-        return self.method == "float"
+        return self.method in ("float", "asymptotic")
 
     def _zero(self):
         return 0.0 if self._is_float else _zero_like(self.p[0][0])
@@ -488,6 +488,67 @@ class TwoQueueJSQ:
             lw -= np.logaddexp.reduce(lw)
             return np.exp(lw), lw
         raise ValueError("level_probabilities: only method='float' here; exact levels come with the solve")
+
+    # ---- asymptotics ---------------------------------------------------------------------------
+    ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "marginal", "marginal_min", "marginal_max",
+                             "conditional", "imbalance", "imbalance_limit", "blocking", "tail_rate")
+
+    def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, n=None,
+                   total=None, of: str = "queue", J: int | None = None):
+        r"""Asymptotic approximation (rho -> infinity, N = a rho) of a quantity, per regime.
+
+        Parameters
+        ----------
+        quantity : str
+            ``"distribution"`` (a :class:`TwoQueueDistribution` with ``method="asymptotic"`` whose
+            summaries are all available), ``"joint"`` (array ``p[m, n]``), ``"marginal"``,
+            ``"marginal_min"``, ``"marginal_max"``, ``"conditional"`` (with ``n=`` or ``total=``,
+            as :meth:`TwoQueueDistribution.conditional`), ``"imbalance"``, ``"imbalance_limit"``
+            (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
+            asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
+            deficit law, ``a < 1/2`` only).
+        regime : str, optional
+            One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
+        J : int, optional
+            Number of corner levels solved in the inner problem (default chosen from ``rho``).
+
+        Notes
+        -----
+        The level law :math:`P(m+n=K)` is the exact truncated Poisson law; the conditional law of
+        ``|m - n|`` given ``K`` is approximated: closed form
+        :math:`c_K(0) = 1-\theta_K`, :math:`c_K(d) = (1-\theta_K^2)\theta_K^{d-1}`,
+        :math:`\theta_K = \rho/(\rho+2K)` for ``a > 1/2``; the longer-queue corner law for ``a < 1/2``;
+        a corner layer matched to the outer law for ``a ~ 1/2``. Relative errors are O(1/rho) in all
+        five regimes where the mass lies (``docs/twoqueue.md``, error tables). Tails far from the mass
+        are not approximated uniformly (only the decay rate ``tail_rate``).
+        """
+        from . import _twoqueue_asymptotic as asy
+        check_choice(quantity, "quantity", self.ASYMPTOTIC_QUANTITIES)
+        regimes = ("a>1/2", "a~1/2", "1/4<a<1/2", "a~1/4", "a<1/4")
+        reg = self.regime if regime is None else check_choice(regime, "regime", regimes)
+        N, rho = self.N, float(self.rho)
+        if quantity == "blocking":
+            return asy.blocking_asymptotic(N, rho, reg)
+        if quantity == "imbalance_limit":
+            return asy.imbalance_limit(N / rho, N)
+        if quantity == "tail_rate":
+            if N / rho >= 0.5:
+                raise ValueError(f"tail_rate is defined for a = N/rho < 1/2, got a = {N / rho}")
+            return asy.tail_rate(N / rho)
+        if J is not None:
+            J = check_int(J, "J", min_value=2)
+        t0 = time.perf_counter()
+        P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
+        dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
+                                    conditional_levels=conds, seconds=time.perf_counter() - t0)
+        dist.regime = reg
+        if quantity == "distribution":
+            return dist
+        if quantity == "joint":
+            return P
+        if quantity == "conditional":
+            return dist.conditional(n, total=total, of=of)
+        return getattr(dist, quantity)()
 
     # ---- solvers -------------------------------------------------------------------------------
     def stationary_distribution(self, method: str = "float", dps: int = DEFAULT_DPS, *,
