@@ -428,9 +428,32 @@ def _count_done(store):
         return 0
 
 
+def _stat(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()  # fields after the command name
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return None
+
+
+def _children(pid):
+    """Direct children of pid (Linux /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            st_ = _stat(entry)
+            if st_ is not None and int(st_[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _running(pid) -> bool:
+    st_ = _stat(pid)
+    return st_ is not None and st_[0] not in ("Z", "X")  # gone, zombie or dead: not running
+
+
 @pytest.mark.slow
 def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
-    psutil = pytest.importorskip("psutil")
     store, log = str(tmp_path / "kill.sqlite"), str(tmp_path / "calls.log")
     n, workers = 40, 2
     script = _runner(tmp_path, "victim", func="counted", lo=0, hi=n, log=log, sleep=0.1, store=store,
@@ -442,11 +465,22 @@ def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
             assert proc.poll() is None, "the sweep ended before it could be killed"
             assert time.monotonic() < deadline, "the sweep made no progress"
             time.sleep(0.02)
-        children = psutil.Process(proc.pid).children(recursive=True)
+        children = _children(proc.pid)
+        assert len(children) >= workers
+        Path(log + ".hang").touch()  # from now on every point takes two minutes
+        stable, last = time.monotonic(), _count_done(store)
+        while time.monotonic() - stable < 1.0:  # until the workers are all inside hanging points
+            time.sleep(0.05)
+            now = _count_done(store)
+            if now != last:
+                stable, last = time.monotonic(), now
         os.kill(proc.pid, signal.SIGKILL)  # the sweep only: its workers must notice and stop
         proc.wait(timeout=10)
-        gone, alive = psutil.wait_procs(children, timeout=10)
-        assert not alive, f"orphaned workers kept running: {alive}"
+        deadline = time.monotonic() + 10
+        while any(map(_running, children)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(map(_running, children)), "orphaned workers kept running"
+        os.remove(log + ".hang")
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)

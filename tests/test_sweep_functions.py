@@ -56,9 +56,15 @@ def mixed(x, dps=20):
 
 
 def counted(x, log, sleep=0.0):
-    """x**2, after sleeping; appends "x" to the file log when it completes."""
+    """x**2, after sleeping; appends "x" to the file log when it completes.
+
+    While a file named log + ".hang" exists, every call hangs for two minutes before completing (the
+    test uses it to have the workers busy with long points when it kills the sweep).
+    """
     if sleep:
         time.sleep(sleep)
+    if os.path.exists(log + ".hang"):
+        time.sleep(120)
     _log(log, str(x))
     return x * x
 
