@@ -200,6 +200,27 @@ def test_blocking_adaptor_builds_the_policy(tmp_path, monkeypatch):
     assert "policy must be one of" in df.loc['{"C":2,"policy":"nope","rho":1.0}', "error"]
 
 
+def test_blocking_with_the_real_mean_field_models(tmp_path):
+    """'blocking' through symloss's policy classes, against independent closed forms (seed 000 /
+    MATH.md): random routing is Erlang-B(C, rho); JSQ max(0, 1 - C/rho); at C = 2, d = 2, rho = 1
+    power-of-2 is s^2 with s the root in (0, 1) of s^4 + 2 s^3 - 2 s^2 - 4 s + 1."""
+    pytest.importorskip("symloss.meanfield")
+    g = grid(policy="random", C=3, rho=2.0, dps=25) + grid(policy="jsq", C=3, rho=4.0, dps=25)
+    g = g + grid(policy="power", C=2, d=2, rho=1.0, dps=25)
+    store = tmp_path / "mf.sqlite"
+    s = sweep("blocking", g, store=store, executor="serial", progress=False)
+    assert (s.n_done, s.n_failed) == (3, 0)
+    got = {json.loads(p)["policy"]: json.loads(r) for p, _, r, _ in _rows(store)}
+    with mpmath.workdps(40):
+        s_root = [r for r in mpmath.polyroots([1, 2, -2, -4, 1], maxsteps=200, extraprec=100)
+                  if abs(mpmath.im(r)) < 1e-30 and 0 < mpmath.re(r) < 1]
+        assert len(s_root) == 1
+        expected = {"random": mpmath.mpf(4) / 19, "jsq": mpmath.mpf(1) / 4, "power": mpmath.re(s_root[0]) ** 2}
+        for policy, value in expected.items():
+            assert len(got[policy].replace(".", "").lstrip("0")) <= 25  # stored with dps digits
+            assert abs(mpmath.mpf(got[policy]) / value - 1) < mpmath.mpf(10) ** -23, policy
+
+
 def _trunk_reservation_reward(N, lam_H, lam_L, r_H, r_L, K, mu=1):
     """Exact reward rate of trunk reservation K (L accepted iff fewer than N - K servers are busy):
     the birth-death chain on the busy count, in rationals (independent of symloss.admission)."""
