@@ -170,6 +170,16 @@ def test_online_optimal_always_verifies(N, lH, extra, frac, rL, ratio):
             assert net.trunk_reservation(k, dps=20).reward <= opt.reward
 
 
+def test_high_precision_bias_agrees_with_float_bias():
+    # the mpmath Delta h(n) decides near-ties of the optimality check; compare it with the float path
+    net = OverloadedLossNetwork(25, F(1, 2), 1, 2, 1)
+    opt = net.online_optimal()
+    d = np.diff(net.online_bias())
+    for n in range(25):
+        dm = net._bias_difference_mp(opt.threshold, n, opt.reward, 30)
+        assert float(dm) == pytest.approx(d[n], rel=1e-9, abs=1e-12)
+
+
 def test_online_regret_identity_and_growth():
     prev = None
     for N in (10, 100, 1000, 10000):
