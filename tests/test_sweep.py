@@ -393,19 +393,6 @@ def test_load_sweep_frames(tmp_path):
 # processes: equivalence, dead workers, SIGKILL of the sweep, concurrent sweeps
 # ---------------------------------------------------------------------------------------------
 
-def test_processes_equal_serial(tmp_path):
-    g = grid(x=range(8), dps=[12, 40])
-    a, b = tmp_path / "a.sqlite", tmp_path / "b.sqlite"
-    sweep(mixed, g, store=a, executor="serial", progress=False)
-    s = sweep(mixed, g, store=b, executor="processes", workers=2, progress=False)
-    assert (s.n_done, s.n_failed) == (14, 2)
-    assert _comparable(a) == _comparable(b)
-    conn = sqlite3.connect(b)
-    workers = {w for (w,) in conn.execute("SELECT worker FROM points")}
-    conn.close()
-    assert not any(w.endswith(f":{os.getpid()}") for w in workers)  # computed in other processes
-
-
 def test_processes_worker_death_is_contained(tmp_path):
     """A worker killed by its point: the pool is rebuilt, the points in flight with it are rerun one at a
     time and succeed; only the point that kills its worker every time is recorded as failed."""
@@ -567,25 +554,29 @@ def test_serial_processes_dask_identical_results_and_killed_workers(tmp_path, mo
     results. During the Dask sweep (allowed-failures = 1) the worker computing x == 4 kills itself once:
     the point is rerun and the sweep completes; the point (6, 15) kills every worker that runs it: it is
     stored as failed (KilledWorker) and the sweep still completes."""
-    dask = pytest.importorskip("dask")
-    pytest.importorskip("distributed")
     g = grid(x=range(10), dps=[15, 35])
     stores = {ex: tmp_path / f"{ex}.sqlite" for ex in ("serial", "processes", "dask")}
-    flag = tmp_path / "killed-a-worker"
-    for ex, store in stores.items():
-        expect = (18, 2)
-        if ex == "dask":
-            monkeypatch.setenv(KILL_FLAG_ENV, str(flag))  # inherited by the LocalCluster's workers only
-            expect = (17, 3)
-        # saturation 1.0: a worker holds only the task it runs, so a death makes only that task suspicious
-        with dask.config.set({"distributed.scheduler.allowed-failures": 1,
-                              "distributed.scheduler.worker-saturation": 1.0}):
-            s = sweep(mixed, g, store=store, executor=ex, workers=2, progress=False)
-        assert (s.n_done, s.n_failed) == expect, ex
-    assert flag.exists()  # a Dask worker really died mid-sweep
+    for ex in ("serial", "processes"):
+        s = sweep(mixed, g, store=stores[ex], executor=ex, workers=2, progress=False)
+        assert (s.n_done, s.n_failed) == (18, 2), ex
     ref = _comparable(stores["serial"])
     assert len(ref) == 20
     assert _comparable(stores["processes"]) == ref
+    conn = sqlite3.connect(stores["processes"])
+    workers = {w for (w,) in conn.execute("SELECT worker FROM points")}
+    conn.close()
+    assert not any(w.endswith(f":{os.getpid()}") for w in workers)  # computed in other processes
+
+    dask = pytest.importorskip("dask")
+    pytest.importorskip("distributed")
+    flag = tmp_path / "killed-a-worker"
+    monkeypatch.setenv(KILL_FLAG_ENV, str(flag))  # inherited by the LocalCluster's workers only
+    # saturation 1.0: a worker holds only the task it runs, so a death makes only that task suspicious
+    with dask.config.set({"distributed.scheduler.allowed-failures": 1,
+                          "distributed.scheduler.worker-saturation": 1.0}):
+        s = sweep(mixed, g, store=stores["dask"], executor="dask", workers=2, progress=False)
+    assert (s.n_done, s.n_failed) == (17, 3)
+    assert flag.exists()  # a Dask worker really died mid-sweep
     killer_key = '{"dps":15,"x":6}'
     got = {p: (s_, r, e) for p, s_, r, e in _comparable(stores["dask"])}
     assert got.pop(killer_key)[0:2] == ("failed", None)
