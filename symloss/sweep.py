@@ -808,6 +808,12 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     points = _as_points(grid)
     keys = list(dict.fromkeys(canonical_params(p) for p in points))  # dedupe, keep order
     if executor == "processes":
+        main = sys.modules.get("__main__")
+        main_file = getattr(main, "__file__", None)
+        if getattr(fn, "__module__", None) == "__main__" and not (main_file and os.path.exists(main_file)):
+            raise TypeError(f"executor='processes' cannot run {func_name}: it is defined interactively "
+                            f"(notebook or REPL), so worker processes cannot import it; move it to a module, "
+                            f"or use executor='dask' (cloudpickle) or 'serial'")
         try:
             pickle.dumps(fn)
         except Exception as exc:
@@ -834,7 +840,7 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
                 if counts["failed"]:
                     bar.set_postfix(failed=counts["failed"], refresh=False)
 
-        state = "interrupted"
+        state = "error"
         try:
             if todo:
                 if executor == "serial":
@@ -845,6 +851,9 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
                 else:
                     _run_dask(fn, todo, scheduler, workers, record)
             state = "finished"
+        except KeyboardInterrupt:
+            state = "interrupted"
+            raise
         finally:
             if bar is not None:
                 bar.close()
@@ -898,6 +907,7 @@ def _run_processes(fn, todo: list[str], workers: int, record) -> None:
     pool = new_pool(workers)
     it = iter(todo)
     suspects: list[str] = []  # points in flight when a worker died: rerun one at a time
+    lost_alone = 0  # points that killed their worker while running alone, in a row
     try:
         pending: dict = {}
         exhausted = False
@@ -907,15 +917,22 @@ def _run_processes(fn, todo: list[str], workers: int, record) -> None:
                     fut = pool.submit(_run_point, fn, key)
                     try:
                         rec = fut.result()
-                    except BrokenProcessPool:
+                    except BrokenProcessPool as exc:
                         record(key, _lost_worker_record(
                             "the worker process died while computing this point alone (killed, "
                             "out of memory or crashed); it is retried on resume"))
                         pool.shutdown(wait=True, cancel_futures=True)
+                        lost_alone += 1
+                        if lost_alone >= 3:
+                            raise RuntimeError(
+                                "worker processes died on 3 points in a row, each run alone: they cannot "
+                                "start (is the function importable in a fresh interpreter?) or every "
+                                "point kills them (memory?); the points done so far are stored") from exc
                         pool = new_pool(workers)
                         continue
                     except Exception as exc:
                         rec = _infrastructure_failure(exc)
+                    lost_alone = 0
                     record(key, rec)
                 suspects = []
             while not exhausted and len(pending) < window:

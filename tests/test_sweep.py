@@ -408,6 +408,16 @@ def test_processes_worker_death_is_contained(tmp_path):
             assert status == "done" and json.loads(result) == x + 100
 
 
+@pytest.mark.slow
+def test_processes_sweep_stops_when_every_point_kills_its_worker(tmp_path):
+    store = tmp_path / "all.sqlite"
+    with pytest.raises(RuntimeError, match="died on 3 points in a row"):
+        sweep(killer, grid(x=5, sleep=[0.0, 0.001, 0.002, 0.003, 0.004, 0.005]), store=store,
+              executor="processes", workers=2, progress=False)
+    status = sweep_status(store)
+    assert status["functions"][0]["failed"] == 3 and status["runs"][0]["state"] == "error"
+
+
 _RUNNER = textwrap.dedent("""
     import sys
     sys.path.insert(0, {tests!r})
