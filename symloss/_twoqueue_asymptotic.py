@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-__all__ = ["outer_conditional", "corner_conditionals", "approximate_joint", "blocking_asymptotic",
+__all__ = ["marginal_min_tail", "outer_conditional", "corner_conditionals", "approximate_joint", "blocking_asymptotic",
            "imbalance_limit", "tail_rate"]
 
 
@@ -165,6 +165,24 @@ def imbalance_limit(a: float, imax: int) -> np.ndarray:
     i = np.arange(imax + 1, dtype=float)
     out = 2 * ah ** i / (1 + ah) ** (i + 1)
     out[0] = (1 - ah) / (1 + ah)
+    return out
+
+
+def marginal_min_tail(N: int, rho: float, corner: np.ndarray, k0: int) -> np.ndarray:
+    r"""Less occupied queue, far from the corner (WKB / discrete ray continuation).
+
+    Keeps ``corner[m]`` for deficits ``N - m <= k0`` and continues downwards with the local ratio
+
+    .. math:: \frac{P(\min = m - 1)}{P(\min = m)} \approx \max\Big(\frac{m}{\rho},
+              \frac{2m(2m-1)}{\rho^2}\Big),
+
+    the larger of the imbalanced ray (the other queue full, the less occupied one an Erlang queue fed
+    by the whole stream) and the balanced ray (both queues equal, the total an Erlang queue). The
+    rays exchange dominance at ``m = rho/4`` (the origin of the a ~ 1/4 regime); there the formula is
+    only leading order (the switch is smoothed over a layer of width O(sqrt(rho)))."""
+    out = np.array(corner, dtype=float)
+    for m in range(N - k0, 0, -1):
+        out[m - 1] = out[m] * max(m / rho, 2.0 * m * (2.0 * m - 1.0) / rho ** 2)
     return out
 
 

@@ -238,6 +238,13 @@ class TwoQueueDistribution:
             return np.asarray(values, dtype=float)
         return list(values)
 
+    def _ctx(self):
+        """mpmath working precision for summaries of an ``"mp"`` result (no-op otherwise)."""
+        import contextlib
+        if self.method == "mp":
+            return mpmath.workdps((self.dps or DEFAULT_DPS) + 10)
+        return contextlib.nullcontext()
+
     # -- public summaries ------------------------------------------------------------------------
     def blocking(self):
         r"""Blocking probability :math:`p(N, N)` (equals :math:`E(2N, \rho)` exactly)."""
@@ -249,38 +256,42 @@ class TwoQueueDistribution:
 
     def marginal(self):
         r"""Distribution of the number of busy servers in one queue, :math:`P(m = k)`, ``k = 0..N``."""
-        if self._is_float:
-            return self.p.sum(axis=1)
-        return [_sum(row, self._zero()) for row in self.p]
+        with self._ctx():
+            if self._is_float:
+                return self.p.sum(axis=1)
+            return [_sum(row, self._zero()) for row in self.p]
 
     def marginal_min(self):
         r"""Distribution of the less occupied queue, :math:`P(\min(m, n) = k)`, ``k = 0..N``."""
-        N = self.N
-        if self._is_float:
-            out = np.zeros(N + 1)
-            for k in range(N + 1):
-                out[k] = self.p[k, k] + 2.0 * self.p[k, k + 1:].sum()
-            return out
-        return [self.p[k][k] + 2 * _sum(self.p[k][k + 1:], self._zero()) for k in range(N + 1)]
+        with self._ctx():
+            N = self.N
+            if self._is_float:
+                out = np.zeros(N + 1)
+                for k in range(N + 1):
+                    out[k] = self.p[k, k] + 2.0 * self.p[k, k + 1:].sum()
+                return out
+            return [self.p[k][k] + 2 * _sum(self.p[k][k + 1:], self._zero()) for k in range(N + 1)]
 
     def marginal_max(self):
         r"""Distribution of the more occupied queue, :math:`P(\max(m, n) = k)`, ``k = 0..N``."""
-        N = self.N
-        if self._is_float:
-            return np.array([self.p[k, k] + 2.0 * self.p[k, :k].sum() for k in range(N + 1)])
-        return [self.p[k][k] + 2 * _sum(self.p[k][:k], self._zero()) for k in range(N + 1)]
+        with self._ctx():
+            N = self.N
+            if self._is_float:
+                return np.array([self.p[k, k] + 2.0 * self.p[k, :k].sum() for k in range(N + 1)])
+            return [self.p[k][k] + 2 * _sum(self.p[k][:k], self._zero()) for k in range(N + 1)]
 
     def imbalance(self):
         r"""Distribution of :math:`|m - n|`: index ``i`` holds :math:`P(|m - n| = i)`, ``i = 0..N``."""
-        N = self.N
-        if self._is_float:
-            return np.array([np.trace(self.p, offset=0)] +
-                            [2.0 * np.trace(self.p, offset=i) for i in range(1, N + 1)])
-        out = []
-        for i in range(N + 1):
-            s = _sum((self.p[m][m + i] for m in range(N + 1 - i)), self._zero())
-            out.append(s if i == 0 else 2 * s)
-        return out
+        with self._ctx():
+            N = self.N
+            if self._is_float:
+                return np.array([np.trace(self.p, offset=0)] +
+                                [2.0 * np.trace(self.p, offset=i) for i in range(1, N + 1)])
+            out = []
+            for i in range(N + 1):
+                s = _sum((self.p[m][m + i] for m in range(N + 1 - i)), self._zero())
+                out.append(s if i == 0 else 2 * s)
+            return out
 
     def conditional(self, n=None, *, total=None, of: str = "queue"):
         r"""Conditional distributions.
@@ -289,6 +300,11 @@ class TwoQueueDistribution:
         ``conditional(total=K)``: :math:`P(m = k \mid m + n = K)`, ``k = 0..N`` (one queue given the
         total). With ``of="min"`` (only with ``total``): :math:`P(\min(m,n) = k \mid m + n = K)`.
         """
+        with self._ctx():
+            return self._conditional(n, total=total, of=of)
+
+    def _conditional(self, n=None, *, total=None, of: str = "queue"):
+        """Implementation of :meth:`conditional`."""
         N = self.N
         check_choice(of, "of", ("queue", "min"))
         if (n is None) == (total is None):
@@ -317,8 +333,9 @@ class TwoQueueDistribution:
 
     def mean_imbalance(self):
         r""":math:`E|m - n|`."""
-        im = self.imbalance()
-        return _sum((i * v for i, v in enumerate(im)), self._zero())
+        with self._ctx():
+            im = self.imbalance()
+            return _sum((i * v for i, v in enumerate(im)), self._zero())
 
     def to_latex(self, *, max_terms: int = 200) -> str:
         r"""LaTeX for the joint distribution: a ``cases``-style list of :math:`p(m, n)`, ``m <= n``.
@@ -491,7 +508,8 @@ class TwoQueueJSQ:
 
     # ---- asymptotics ---------------------------------------------------------------------------
     ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "marginal", "marginal_min", "marginal_max",
-                             "conditional", "imbalance", "imbalance_limit", "blocking", "tail_rate")
+                             "conditional", "imbalance", "imbalance_limit", "blocking", "tail_rate",
+                             "marginal_min_tail")
 
     def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, n=None,
                    total=None, of: str = "queue", J: int | None = None):
@@ -506,7 +524,9 @@ class TwoQueueJSQ:
             as :meth:`TwoQueueDistribution.conditional`), ``"imbalance"``, ``"imbalance_limit"``
             (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
             asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
-            deficit law, ``a < 1/2`` only).
+            deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (``a < 1/2``:
+            the corner law for deficits ``<= J`` continued by the two-ray WKB ratio
+            ``max(m/rho, 2m(2m-1)/rho^2)``, valid far into the tail).
         regime : str, optional
             One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
         J : int, optional
@@ -538,6 +558,14 @@ class TwoQueueJSQ:
         if J is not None:
             J = check_int(J, "J", min_value=2)
         t0 = time.perf_counter()
+        if quantity == "marginal_min_tail":
+            if N / rho >= 0.5:
+                raise ValueError(f"marginal_min_tail is for a = N/rho < 1/2, got a = {N / rho}")
+            k0 = min(N, J if J is not None else 3)
+            P, level, conds = asy.approximate_joint(N, rho, reg)
+            return asy.marginal_min_tail(N, rho, TwoQueueDistribution(
+                N=N, rho=self.rho, method="asymptotic", p=P, level=level,
+                conditional_levels=conds).marginal_min(), k0)
         P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
         dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
                                     conditional_levels=conds, seconds=time.perf_counter() - t0)
@@ -677,8 +705,8 @@ class TwoQueueJSQ:
         return TwoQueueDistribution(N=N, rho=self.rho, method="exact", p=P, level=level,
                                     conditional_levels=c)
 
-    def _solve_symbolic(self) -> TwoQueueDistribution:
-        import sympy
+    def _solve_symbolic_field(self, full: bool = False):
+        """Level reduction over the field Q(rho) (SymPy ``FracField`` elements)."""
         from sympy.polys.domains import QQ
         from sympy.polys.fields import field
         N = self.N
@@ -690,6 +718,12 @@ class TwoQueueJSQ:
         tot = _sum(w, F(0))
         level = [x / tot for x in w]
         Pf = self._assemble(c, level, F(0), F(1) / 2)
+        return (Pf, level, c) if full else Pf
+
+    def _solve_symbolic(self) -> TwoQueueDistribution:
+        import sympy
+        N = self.N
+        Pf, level, c = self._solve_symbolic_field(full=True)
         rs = sympy.Symbol("rho", positive=True)
 
         def conv(x):
