@@ -356,11 +356,31 @@ class RetrialOfD(_MeanFieldModel):
                                 "Erlang-B reduction p = E(C, a); safeguarded Newton on a in arb; "
                                 "ball-certified sign change", dps, {"a": rounded(am, dps)})
 
+    def _float_start(self, rho: float) -> float:
+        """Float solution of g(a) = a (1 - E) / (1 - E^d) = rho on [rho, d rho] (log-space Erlang-B)."""
+        from scipy.optimize import brentq
+
+        from .erlang import log_erlang_b
+        C, d = self.C, self.d
+
+        def h(a):
+            le = log_erlang_b(C, a)
+            # a (1 - E) - rho (1 - E^d), scaled by 1/a
+            return (-math.expm1(le)) - rho / a * (-math.expm1(d * le))
+        lo, hi = rho, rho * d
+        hl, hh = h(lo), h(hi)
+        if not (hl <= 0 <= hh):
+            return rho * (1 + 0.5 * (d - 1) * math.exp(log_erlang_b(C, rho)))
+        if hl == 0:
+            return lo
+        return brentq(h, lo, hi, xtol=1e-300, rtol=1e-15, maxiter=200)
+
     def _solve_a(self, r: arb, prec: int, dps: int):
         d = self.d
         lo, hi = r, r * d           # a = rho (1 + p + ... + p^{d-1}) lies in [rho, d rho]
-        a = r * (1 + (r / (r + self.C)))  # rough start
-        if not (lo < a < hi):
+        rf = float(r.mid())
+        a = arb(self._float_start(rf)) if math.isfinite(rf) and 1e-300 < rf < 1e300 else (lo + hi) / 2
+        if not (lo.mid() <= a.mid() <= hi.mid()):
             a = (lo + hi) / 2
         a = arb(a.mid())
         tol = arb(2) ** (-(prec - 20))
@@ -501,11 +521,15 @@ class PowerOfD(_MeanFieldModel):
 
     def _fixed_point(self, rho, dps, residual=True):
         C, d = self.C, self.d
-        prec = dps_to_prec(dps) + 40 + 2 * int(math.log2(C + 2))
+        rf = float(_rho_mpf(rho))
+        t0 = self._float_start(rf) if math.isfinite(rf) and 1e-300 < rf < 1e300 else None
+        # t = log u_C can be huge (doubly exponential decay): its digits come on top of dps
+        extra = int(math.log2(1.0 + abs(t0))) if t0 is not None else 0
+        prec = dps_to_prec(dps) + 40 + 2 * int(math.log2(C + 2)) + extra
         while prec <= _MAX_PREC:
             with flint_prec(prec):
                 r = to_arb(rho)
-                t, ok, t_lo, t_hi = self._solve_t(r, prec, dps)
+                t, ok, t_lo, t_hi = self._solve_t(r, prec, dps, t0)
                 if ok:
                     B_ball = (arb(t_lo) * d).exp().union((arb(t_hi) * d).exp())
                     if arb_relative_accuracy_ok(B_ball, dps):
@@ -524,37 +548,101 @@ class PowerOfD(_MeanFieldModel):
                                 "shooting on log u_C; safeguarded Newton in arb; ball-certified sign change",
                                 dps)
 
-    def _solve_t(self, r: arb, prec: int, dps: int):
-        # bracket [t_lo, t_hi] with G(t_lo) < 0 < G(t_hi); G(0) > 0 since u_0^d >= 1 + C/rho at s = 1
+    def _float_G(self, t: float, rho: float) -> float:
+        """G(t) = log(u_0^d) from u_C = e^t, in float64 and log space (no underflow)."""
+        C, d = self.C, self.d
+        lu_next = -math.inf          # log u_{C+1}
+        lu = t
+        lw = d * t
+        for k in range(C, 0, -1):
+            # log(u_k - u_{k+1}); equal in float only where the true gap is below float resolution
+            diff = lu + math.log(max(-math.expm1(lu_next - lu), 1e-300)) if lu_next > -math.inf else lu
+            term = math.log(k / rho) + diff
+            lw_prev = max(lw, term) + math.log1p(math.exp(-abs(lw - term)))
+            if k == 1:
+                return lw_prev
+            lu_next, lu, lw = lu, lw_prev / d, lw_prev
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _float_start(self, rho: float):
+        """Float root of G(t) = 0 (bracketed secant / bisection in t = log u_C); None if it fails."""
+        try:
+            hi, lo = 0.0, -1.0
+            while self._float_G(lo, rho) >= 0:
+                hi, lo = lo, 2 * lo
+                if lo < -1e300:
+                    return None
+            glo, ghi = self._float_G(lo, rho), self._float_G(hi, rho)
+            for _ in range(200):
+                m = hi - ghi * (hi - lo) / (ghi - glo) if ghi != glo else 0.5 * (lo + hi)
+                if not (lo < m < hi) or min(m - lo, hi - m) < 1e-3 * (hi - lo):
+                    m = 0.5 * (lo + hi)
+                gm = self._float_G(m, rho)
+                if gm > 0:
+                    hi, ghi = m, gm
+                else:
+                    lo, glo = m, gm
+                if hi - lo <= 4e-16 * max(1.0, abs(lo)):
+                    break
+            return 0.5 * (lo + hi)
+        except (OverflowError, ValueError, ZeroDivisionError):
+            return None
+
+    def _solve_t(self, r: arb, prec: int, dps: int, t0=None):
+        if t0 is not None:
+            res = self._newton_t(r, prec, dps, arb(t0))
+            if res[1]:
+                return res
+        # fallback: bracket [t_lo, t_hi] with G(t_lo) < 0 < G(t_hi); G(0) > 0 (u_0^d >= 1 + C/rho at s = 1)
         t_hi = arb(0)
         t_lo = arb(-1)
         while self._shoot(t_lo.exp(), r)[0].mid() >= 0:
             t_hi = t_lo
             t_lo = t_lo * 2
-            if t_lo.mid() < -(arb(2) ** (self.C + 64)).mid():
+            if t_lo.mid() < -(arb(max(self.d, 2)) ** (self.C + 64)).mid():
                 raise PrecisionError("could not bracket the power-of-d fixed point")
-        t = arb(((t_lo + t_hi) / 2).mid())
-        tol = arb(2) ** (-(prec - 20))
+        return self._newton_t(r, prec, dps, arb(((t_lo + t_hi) / 2).mid()), t_lo, t_hi)
+
+    def _newton_t(self, r, prec, dps, t, t_lo=None, t_hi=None):
+        """Newton on G(t) = 0 from t (guarded by [t_lo, t_hi] when given), then the certificate:
+        G(t - delta) < 0 < G(t + delta) in ball arithmetic. The working precision of the Newton
+        steps doubles from 128 bits up to ``prec`` (each step doubles the correct digits)."""
+        if t_lo is None:
+            t_lo, t_hi = arb(-math.inf), arb(math.inf)
+        cur = 64 + int(math.log2(1.0 + abs(float(t.mid()))))
         for _ in range(2000):
-            G, dG, _ = self._shoot(t.exp(), r)
-            Gm = G.mid()
-            if Gm > 0:
-                t_hi = arb(t.mid())
-            else:
-                t_lo = arb(t.mid())
-            step = arb(Gm) / arb(dG.mid()) if dG.mid() != 0 else arb(0)
-            t_new = arb((t - step).mid())
-            if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
-                t_new = arb(((t_lo + t_hi) / 2).mid())
-            if abs(t_new - t).mid() <= (tol * (1 + abs(t))).mid():
-                t = t_new
-                break
+            cur = min(2 * cur, prec)
+            with flint_prec(cur):
+                tol = arb(2) ** (-(cur - 20))
+                G, dG, _ = self._shoot(t.exp(), r)
+                Gm = G.mid()
+                if Gm > 0:
+                    t_hi = arb(t.mid())
+                else:
+                    t_lo = arb(t.mid())
+                step = arb(Gm) / arb(dG.mid()) if dG.mid() != 0 else arb(0)
+                t_new = arb((t - step).mid())
+                if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
+                    if not (t_lo.is_finite() and t_hi.is_finite()):
+                        return t, False, t, t
+                    t_new = arb(((t_lo + t_hi) / 2).mid())
+                done = cur == prec and abs(t_new - t).mid() <= (tol * (1 + abs(t))).mid()
             t = t_new
+            if done:
+                break
         delta = arb(10) ** (-(dps + 3)) / self.d
         a_lo, a_hi = arb((t - delta).mid()), arb((t + delta).mid())
-        g_lo = self._shoot(a_lo.exp(), r)[0]
-        g_hi = self._shoot(a_hi.exp(), r)[0]
-        return t, bool(g_lo < 0 and g_hi > 0), a_lo, a_hi
+        # ball arithmetic overestimates the propagated radius level by level (the dependency
+        # problem), so the certificate may need more bits than the Newton steps: raise them here
+        for cert_prec in (prec, 2 * prec, 4 * prec):
+            with flint_prec(cert_prec):
+                g_lo = self._shoot(a_lo.exp(), r)[0]
+                g_hi = self._shoot(a_hi.exp(), r)[0]
+            if g_lo < 0 and g_hi > 0:
+                return t, True, a_lo, a_hi
+            if g_lo > 0 or g_hi < 0:   # decided, but no sign change: not a root bracket
+                break
+        return t, False, a_lo, a_hi
 
     def quartic(self) -> sp.Poly:
         """Polynomial in ``s = u_C`` and ``rho`` from eliminating u_1..u_{C-1} downwards (when
