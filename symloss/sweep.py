@@ -254,8 +254,8 @@ def to_jsonable(value, *, dps: int | None = None):
 
     ``mpmath.mpf`` becomes a decimal string (``dps`` significant digits when the point has a ``dps``
     parameter, otherwise enough digits to round-trip its binary value), ``Fraction`` / ``fmpq`` a
-    ``"p/q"`` string, ``arb`` its ball text, numpy scalars and arrays Python numbers and lists, SymPy
-    objects their ``str``; dataclasses go through ``to_dict()`` when they have one (else
+    ``"p/q"`` string, ``arb`` and ``Decimal`` their text, ``complex`` / ``mpc`` ``{"re", "im"}``, numpy
+    scalars and arrays Python numbers and lists, SymPy objects their ``str``; dataclasses go through ``to_dict()`` when they have one (else
     ``dataclasses.asdict``). Anything else raises ``TypeError`` (the point is then recorded as failed).
     Non-finite floats are kept (Python's JSON writes them as ``NaN`` / ``Infinity``).
     """
@@ -263,6 +263,8 @@ def to_jsonable(value, *, dps: int | None = None):
         return value
     if isinstance(value, float):
         return value
+    if isinstance(value, complex):
+        return {"re": value.real, "im": value.imag}
     mod = type(value).__module__ or ""
     name = type(value).__name__
     if mod.startswith("numpy"):
@@ -282,6 +284,8 @@ def to_jsonable(value, *, dps: int | None = None):
         return str(value)  # interval types and the like
     if name == "Fraction" and mod == "fractions":
         return f"{value.numerator}/{value.denominator}"
+    if name == "Decimal" and mod == "decimal":
+        return str(value)
     if mod.startswith("flint"):
         if name == "fmpz":
             return int(value)

@@ -128,6 +128,14 @@ def test_to_jsonable_types():
     assert sw.to_jsonable(np.arange(3)) == [0, 1, 2] and sw.to_jsonable(np.float32(0.5)) == 0.5
     assert sw.to_jsonable(_Res(Fraction(1, 2), "m")) == {"value": "1/2", "method": "m"}
     assert sw.to_jsonable({"t": (1, mpmath.mpf(2))}) == {"t": [1, "2.0"]}
+    assert sw.to_jsonable(1 + 2j) == {"re": 1.0, "im": 2.0}
+    from decimal import Decimal
+    assert sw.to_jsonable(Decimal("0.1000")) == "0.1000"
+    import sympy
+    assert sw.to_jsonable([sympy.Rational(1, 3), sympy.sqrt(2)]) == ["1/3", "sqrt(2)"]
+    from flint import arb, fmpq, fmpz
+    assert sw.to_jsonable({"q": fmpq(-2, 6), "z": fmpz(10) ** 30}) == {"q": "-1/3", "z": 10 ** 30}
+    assert sw.to_jsonable(arb(1) / 3).startswith("[0.33333")
     with pytest.raises(TypeError, match="not JSON-serialisable"):
         sw.to_jsonable(object())
 
