@@ -1,0 +1,267 @@
+"""Numba kernel of the finite-N load-balancing simulator (private; see :mod:`symloss.simulation`).
+
+Data structure (O(N) memory, O(1) work per event for "random", "retrial" and "power", O(C) for
+"jsq" and for the choice of the departing job's level):
+
+* ``occ[s]``   occupancy (number of jobs) of server ``s``;
+* ``perm``     the server ids grouped by occupancy level: level ``k`` is ``perm[start[k]:start[k+1]]``;
+* ``pos[s]``   position of server ``s`` in ``perm``.
+
+Moving a server up one level swaps it with the last server of its block and shrinks the block by
+one; moving down swaps it with the first one. A departure happens at total rate ``J`` (number of
+busy jobs); the departing job is a uniformly chosen busy job, i.e. a uniform integer ``j < J``
+mapped to level ``k`` (weight ``k n_k``) and to the server ``perm[start[k] + j // k]`` in that block.
+
+Random numbers: xoshiro256** (Blackman & Vigna 2018) on a 4-word uint64 state taken from a
+``numpy.random.SeedSequence``; uniform integers by Lemire's multiply-shift with rejection
+(exactly uniform), uniform floats from the top 53 bits.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+POLICY_CODES = {"random": 0, "retrial": 1, "power": 2, "jsq": 3}
+
+_M32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+_S11 = np.uint64(11)
+_TWO32 = np.uint64(1 << 32)
+_INV53 = 1.0 / 9007199254740992.0
+
+
+@njit(inline="always", cache=True)
+def _rotl(x, k):
+    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
+
+
+@njit(inline="always", cache=True)
+def _next(st):
+    s0 = st[0]
+    s1 = st[1]
+    s2 = st[2]
+    s3 = st[3]
+    result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
+    t = s1 << np.uint64(17)
+    s2 ^= s0
+    s3 ^= s1
+    s1 ^= s2
+    s0 ^= s3
+    s2 ^= t
+    s3 = _rotl(s3, 45)
+    st[0] = s0
+    st[1] = s1
+    st[2] = s2
+    st[3] = s3
+    return result
+
+
+@njit(inline="always", cache=True)
+def _uniform(st):
+    return float(_next(st) >> _S11) * _INV53
+
+
+@njit(inline="always", cache=True)
+def _randint(st, n):
+    """Exactly uniform integer in [0, n), 1 <= n < 2**32 (Lemire 2019, with rejection)."""
+    nn = np.uint64(n)
+    m = (_next(st) >> _S32) * nn
+    low = m & _M32
+    if low < nn:
+        thr = (_TWO32 - nn) % nn
+        while low < thr:
+            m = (_next(st) >> _S32) * nn
+            low = m & _M32
+    return np.int64(m >> _S32)
+
+
+@njit(inline="always", cache=True)
+def _move_up(s, occ, perm, pos, start):
+    k = occ[s]
+    p = pos[s]
+    last = start[k + 1] - 1
+    t = perm[last]
+    perm[last] = s
+    perm[p] = t
+    pos[t] = p
+    pos[s] = last
+    start[k + 1] = last
+    occ[s] = k + 1
+
+
+@njit(inline="always", cache=True)
+def _move_down(s, occ, perm, pos, start):
+    k = occ[s]
+    p = pos[s]
+    first = start[k]
+    t = perm[first]
+    perm[first] = s
+    perm[p] = t
+    pos[t] = p
+    pos[s] = first
+    start[k] = first + 1
+    occ[s] = k - 1
+
+
+@njit(cache=True)
+def _pick_distinct(st, N, tried, ntried):
+    """A uniform server among those not in tried[:ntried] (rejection; ntried < N)."""
+    while True:
+        s = _randint(st, N)
+        ok = True
+        for i in range(ntried):
+            if tried[i] == s:
+                ok = False
+                break
+        if ok:
+            return s
+
+
+@njit(cache=True)
+def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
+               b_sum, b_arr, b_lost, b_time, b_area):
+    """Simulate ``warmup + events`` events of the jump chain; write per-batch statistics.
+
+    ``occ`` (int32, length N) is the initial occupancy, modified in place to the final one.
+    ``btable[m]`` is the conditional blocking probability when ``m`` servers are full.
+    Batch ``i`` covers measured events ``[i*events//nb, (i+1)*events//nb)``; for it the kernel
+    accumulates: sum of ``btable[n_C]`` over arrivals, number of arrivals, number of lost arrivals,
+    elapsed time (sum of expected holding times ``1/(lam + J)``) and the time integral of ``n_k``.
+    Returns the final number of busy jobs.
+    """
+    nb = b_sum.shape[0]
+    perm = np.empty(N, np.int32)
+    pos = np.empty(N, np.int32)
+    start = np.zeros(C + 2, np.int64)
+    counts = np.zeros(C + 1, np.int64)
+    J = 0
+    for s in range(N):
+        counts[occ[s]] += 1
+        J += occ[s]
+    acc = 0
+    for k in range(C + 1):
+        start[k] = acc
+        acc += counts[k]
+    start[C + 1] = N
+    fill = start[:C + 1].copy()
+    for s in range(N):
+        k = occ[s]
+        perm[fill[k]] = s
+        pos[s] = fill[k]
+        fill[k] += 1
+    tried = np.empty(max(d, 1), np.int64)
+    last = np.zeros(C + 1)      # time of the last change of n_k (lazy time integrals)
+    area = np.zeros(C + 1)
+    clock = 0.0
+    total = warmup + events
+    batch = -1
+    next_boundary = warmup
+    sum_b = 0.0
+    n_arr = 0
+    n_lost = 0
+    t_batch0 = 0.0
+    for ev in range(total):
+        if ev == next_boundary:
+            # close the previous batch (if any) and open the next one
+            for k in range(C + 1):
+                area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+                last[k] = clock
+            if batch >= 0:
+                b_sum[batch] = sum_b
+                b_arr[batch] = n_arr
+                b_lost[batch] = n_lost
+                b_time[batch] = clock - t_batch0
+                for k in range(C + 1):
+                    b_area[batch, k] = area[k]
+            batch += 1
+            sum_b = 0.0
+            n_arr = 0
+            n_lost = 0
+            t_batch0 = clock
+            for k in range(C + 1):
+                area[k] = 0.0
+            next_boundary = warmup + ((batch + 1) * events) // nb
+        rate = lam + J
+        clock += 1.0 / rate
+        u = _uniform(st) * rate
+        if u < lam:
+            # arrival: conditional blocking probability given the state (Rao-Blackwellised estimator)
+            nfull = N - start[C]
+            sum_b += btable[nfull]
+            n_arr += 1
+            target = -1
+            if policy == 0:
+                s = _randint(st, N)
+                if occ[s] < C:
+                    target = s
+            elif policy == 1:
+                for a in range(d):
+                    if without:
+                        s = _pick_distinct(st, N, tried, a)
+                        tried[a] = s
+                    else:
+                        s = _randint(st, N)
+                    if occ[s] < C:
+                        target = s
+                        break
+            elif policy == 2:
+                bestk = C
+                for a in range(d):
+                    if without:
+                        s = _pick_distinct(st, N, tried, a)
+                        tried[a] = s
+                    else:
+                        s = _randint(st, N)
+                    k = occ[s]
+                    if k < bestk:
+                        bestk = k
+                        target = s
+                        if k == 0:
+                            break
+            else:
+                for k in range(C):
+                    nk = start[k + 1] - start[k]
+                    if nk > 0:
+                        target = perm[start[k] + _randint(st, nk)]
+                        break
+            if target < 0:
+                n_lost += 1
+            else:
+                k = occ[target]
+                area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+                last[k] = clock
+                area[k + 1] += (start[k + 2] - start[k + 1]) * (clock - last[k + 1])
+                last[k + 1] = clock
+                _move_up(target, occ, perm, pos, start)
+                J += 1
+        else:
+            # level of the departing job: k with probability k n_k / J; then a uniform server
+            # of that level (a second draw is cheaper than the integer division j // k)
+            j = _randint(st, J)
+            k = C
+            while True:
+                nk = start[k + 1] - start[k]
+                w = k * nk
+                if j < w:
+                    break
+                j -= w
+                k -= 1
+            s = perm[start[k] + _randint(st, nk)]
+            area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+            last[k] = clock
+            area[k - 1] += (start[k] - start[k - 1]) * (clock - last[k - 1])
+            last[k - 1] = clock
+            _move_down(s, occ, perm, pos, start)
+            J -= 1
+    # close the last batch
+    for k in range(C + 1):
+        area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+        last[k] = clock
+    if batch >= 0:
+        b_sum[batch] = sum_b
+        b_arr[batch] = n_arr
+        b_lost[batch] = n_lost
+        b_time[batch] = clock - t_batch0
+        for k in range(C + 1):
+            b_area[batch, k] = area[k]
+    return J
