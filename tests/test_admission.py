@@ -248,7 +248,20 @@ def test_offline_dp_equals_brute_force(seed):
     path = type(path)(**{**path.__dict__, "times": path.times[:14], "kinds": path.kinds[:14],
                          "marks": path.marks[:14]})
     for n0 in range(4):
-        assert net.offline_optimal(path, n0).total_reward == _brute_force_offline(path, 3, 2.0, 1.0, n0)
+        ref = _brute_force_offline(path, 3, 2.0, 1.0, n0)
+        assert net.offline_optimal(path, n0).total_reward == ref
+        assert net.offline_optimal(path, n0, method="plain").total_reward == ref
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**6), N=st.integers(1, 60), rH=st.floats(1.01, 5.0), rL=st.floats(0.05, 1.0))
+def test_offline_shift_equals_plain_recursion(seed, N, rH, rL):
+    net = OverloadedLossNetwork(N, 0.5, 1.0, rH, rL)
+    path = net.sample_path(200.0 / N, seed=seed)
+    for n0 in {0, N // 2, N}:
+        a = net.offline_optimal(path, n0).total_reward
+        b = net.offline_optimal(path, n0, method="plain").total_reward
+        assert a == pytest.approx(b, rel=1e-12, abs=1e-9)
 
 
 @settings(max_examples=15, deadline=None)
