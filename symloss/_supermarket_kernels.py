@@ -1,0 +1,265 @@
+"""Numba kernels of the supermarket-model simulator (private; see :mod:`symloss.supermarket`).
+
+The public, validating wrapper is :func:`symloss.supermarket.simulate_supermarket`. The kernel
+works on CSR arrays (``indptr`` int64, ``indices`` int32) or, for the complete graph, on no edge
+array at all (``complete=True``: neighbours are drawn uniformly from the other ``N - 1`` vertices).
+
+Event-driven simulation (no uniformisation): the total event rate is ``lam*N + B`` with ``B`` the
+number of busy servers; the next event is an arrival with probability ``lam*N/(lam*N + B)`` (at a
+uniform vertex), otherwise a departure from a uniformly chosen busy server (kept in an array with
+O(1) insertion and removal). Random numbers come from numba's own generator, seeded inside the
+kernel, so a given seed always gives the same path.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _grow(a, newlen):
+    b = np.zeros(newlen, dtype=a.dtype)
+    b[: a.shape[0]] = a
+    return b
+
+
+@njit(cache=True)
+def _grow2(a, newcols):
+    b = np.zeros((a.shape[0], newcols), dtype=a.dtype)
+    b[:, : a.shape[1]] = a
+    return b
+
+
+@njit(cache=True)
+def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, warmup, rec_dt,
+                     n_batches, seed):
+    """Run the supermarket model on one graph from the queue lengths ``q`` (modified in place).
+
+    Returns ``(rec_t, rec_cnt, area, batch_area, n_arrivals, n_departures, kmax_seen)``:
+    ``rec_cnt[i, j]`` = number of vertices with at least ``j`` tasks at time ``rec_t[i]``;
+    ``area[j]`` = integral over ``[warmup, t_end]`` of that count; ``batch_area[b]`` = integral of
+    the total number of tasks over batch ``b`` of ``[warmup, t_end]`` (equal lengths).
+    """
+    np.random.seed(seed)
+    kcap = 64
+    qmax0 = 0
+    for v in range(N):
+        if q[v] > qmax0:
+            qmax0 = q[v]
+    while kcap < 2 * qmax0 + 2:
+        kcap *= 2
+    cnt = np.zeros(kcap, dtype=np.int64)           # cnt[j] = #{v : q[v] >= j}
+    busy = np.empty(N, dtype=np.int32)
+    pos = np.full(N, -1, dtype=np.int32)
+    nb = 0
+    total = 0
+    for v in range(N):
+        qv = q[v]
+        total += qv
+        for j in range(qv + 1):
+            cnt[j] += 1
+        if qv > 0:
+            pos[v] = nb
+            busy[nb] = v
+            nb += 1
+    area = np.zeros(kcap, dtype=np.float64)
+    last = np.zeros(kcap, dtype=np.float64)
+    n_rec = int(np.floor(t_end / rec_dt + 1e-9)) + 1
+    rec_t = np.empty(n_rec, dtype=np.float64)
+    rec_cnt = np.zeros((n_rec, kcap), dtype=np.int64)
+    ri = 0
+    next_rec = 0.0
+    batch_area = np.zeros(n_batches, dtype=np.float64)
+    blen = (t_end - warmup) / n_batches
+    buf = np.empty(max(d - 1, 1), dtype=np.int64)
+    lamN = lam * N
+    t = 0.0
+    n_arr = 0
+    n_dep = 0
+    kmax_seen = qmax0
+    while True:
+        R = lamN + nb
+        tn = t - np.log(1.0 - np.random.random()) / R
+        if tn > t_end:
+            tn = t_end
+        # recordings of the (constant) state on [t, tn); at the end every remaining grid time
+        while ri < n_rec and (next_rec < tn or tn >= t_end):
+            rec_t[ri] = next_rec if next_rec < t_end else t_end
+            for j in range(kcap):
+                rec_cnt[ri, j] = cnt[j]
+            ri += 1
+            next_rec = ri * rec_dt
+        # total-queue integral split over the batches of [warmup, t_end]
+        if tn > warmup:
+            a = t if t > warmup else warmup
+            b = int((a - warmup) / blen)
+            if b >= n_batches:
+                b = n_batches - 1
+            while True:
+                bend = warmup + (b + 1) * blen if b < n_batches - 1 else np.inf
+                e = tn if tn < bend else bend
+                if e > a:
+                    batch_area[b] += total * (e - a)
+                if tn <= bend:
+                    break
+                a = e
+                b += 1
+        if tn >= t_end:
+            break
+        t = tn
+        if np.random.random() * R < lamN:
+            # arrival at a uniform vertex v; JSQ among v and d - 1 neighbours, ties uniform
+            v = int(np.random.random() * N)
+            if v >= N:
+                v = N - 1
+            best = v
+            bq = q[v]
+            nties = 1
+            if d > 1:
+                if complete:
+                    deg = N - 1
+                else:
+                    deg = indptr[v + 1] - indptr[v]
+                if deg > 0:
+                    for r in range(d - 1):
+                        if replace:
+                            p = int(np.random.random() * deg)
+                        else:
+                            while True:
+                                p = int(np.random.random() * deg)
+                                dup = False
+                                for s in range(r):
+                                    if buf[s] == p:
+                                        dup = True
+                                        break
+                                if not dup:
+                                    break
+                            buf[r] = p
+                        if complete:
+                            w = p if p < v else p + 1
+                        else:
+                            w = indices[indptr[v] + p]
+                        qw = q[w]
+                        if qw < bq:
+                            best = w
+                            bq = qw
+                            nties = 1
+                        elif qw == bq:
+                            nties += 1
+                            if np.random.random() * nties < 1.0:
+                                best = w
+            # join best
+            j = bq + 1
+            if j >= kcap:
+                newcap = 2 * kcap
+                cnt = _grow(cnt, newcap)
+                area = _grow(area, newcap)
+                last = _grow(last, newcap)
+                rec_cnt = _grow2(rec_cnt, newcap)
+                kcap = newcap
+            if t > warmup:
+                lo = last[j] if last[j] > warmup else warmup
+                area[j] += cnt[j] * (t - lo)
+            last[j] = t
+            cnt[j] += 1
+            if j > kmax_seen:
+                kmax_seen = j
+            q[best] = j
+            total += 1
+            if bq == 0:
+                pos[best] = nb
+                busy[nb] = best
+                nb += 1
+            n_arr += 1
+        else:
+            i = int(np.random.random() * nb)
+            if i >= nb:
+                i = nb - 1
+            v = busy[i]
+            j = q[v]
+            if t > warmup:
+                lo = last[j] if last[j] > warmup else warmup
+                area[j] += cnt[j] * (t - lo)
+            last[j] = t
+            cnt[j] -= 1
+            q[v] = j - 1
+            total -= 1
+            if j == 1:
+                u = busy[nb - 1]
+                busy[i] = u
+                pos[u] = i
+                pos[v] = -1
+                nb -= 1
+            n_dep += 1
+    t = t_end
+    for j in range(kcap):
+        lo = last[j] if last[j] > warmup else warmup
+        if t_end > lo:
+            area[j] += cnt[j] * (t_end - lo)
+    return rec_t[:ri], rec_cnt[:ri], area, batch_area, n_arr, n_dep, kmax_seen
+
+
+@njit(cache=True)
+def _check_simple_symmetric(indptr, indices, N):
+    """(has_self_loop, has_multi_edge, is_symmetric) for a CSR pattern with sorted rows."""
+    loop = False
+    multi = False
+    for v in range(N):
+        for p in range(indptr[v], indptr[v + 1]):
+            w = indices[p]
+            if w == v:
+                loop = True
+            if p > indptr[v] and indices[p - 1] == w:
+                multi = True
+    sym = True
+    for v in range(N):
+        for p in range(indptr[v], indptr[v + 1]):
+            w = indices[p]
+            # binary search v in row w
+            lo = indptr[w]
+            hi = indptr[w + 1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if indices[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo >= indptr[w + 1] or indices[lo] != v:
+                sym = False
+                return loop, multi, sym
+    return loop, multi, sym
+
+
+@njit(cache=True)
+def _csr_build(N, u, v):
+    """Symmetric CSR (int64 indptr, int32 indices, rows sorted) from an edge list (u[e], v[e])."""
+    M = u.shape[0]
+    indptr = np.zeros(N + 1, dtype=np.int64)
+    for e in range(M):
+        indptr[u[e] + 1] += 1
+        indptr[v[e] + 1] += 1
+    for i in range(N):
+        indptr[i + 1] += indptr[i]
+    fill = indptr[:-1].copy()
+    indices = np.empty(2 * M, dtype=np.int32)
+    for e in range(M):
+        a = u[e]
+        b = v[e]
+        indices[fill[a]] = b
+        fill[a] += 1
+        indices[fill[b]] = a
+        fill[b] += 1
+    for i in range(N):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        if hi - lo > 32:
+            indices[lo:hi] = np.sort(indices[lo:hi])
+        else:
+            for p in range(lo + 1, hi):
+                x = indices[p]
+                r = p - 1
+                while r >= lo and indices[r] > x:
+                    indices[r + 1] = indices[r]
+                    r -= 1
+                indices[r + 1] = x
+    return indptr, indices
