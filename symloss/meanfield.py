@@ -255,12 +255,11 @@ class _MeanFieldModel:
         return x0
 
     def series(self, at=0, n: int = 3):
-        """Asymptotic expansion of the blocking in ``rho`` (``at=0``) or in ``1/rho`` (``at=sp.oo``).
-
-        Computed from the polynomial system by formal power series (Newton iteration in SymPy),
-        returned as a SymPy expression in ``rho`` with ``n`` terms, plus an ``O`` term.
-        """
-        raise NotImplementedError(f"series is not available for {self.name}")
+        """Asymptotic expansion of the blocking in ``rho`` (``at=0``) or in ``1/rho`` (``at=sympy.oo``):
+        a SymPy expression with ``n`` non-zero terms plus the ``O`` term of the first omitted one,
+        derived from this model's stationary equations (see :mod:`symloss.meanfield_series`)."""
+        from .meanfield_series import blocking_series
+        return blocking_series(self, at=at, n=n)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(C={self.C}, d={self.d})" if self.d != 1 else f"{type(self).__name__}(C={self.C})"
