@@ -315,6 +315,16 @@ class Decomposition:
                         "online_regret_sim_hw": self.online_sim.half_width, **extra})
         return out
 
+    def _repr_html_(self) -> str:
+        head = ("<tr><th>c</th><th>W</th><th>R_W policy</th><th>C_vol</th><th>C_long</th><th>C_short</th>"
+                "<th>online regret (exact)</th></tr>")
+        body = "".join(
+            f"<tr><td>{c:g}</td><td>{self.windows[c]:.4g}</td><td>{self.best.get(c, '')}</td>"
+            f"<td>{self.C_vol}</td><td>{self.C_long[c]}</td><td>{self.C_short[c]}</td>"
+            f"<td>{self.online_regret:.4f}</td></tr>" for c in self.C_long)
+        return (f"<p>N = {self.N}, {self.replications} paths of length {self.horizon:g}, K* = {self.threshold}, "
+                f"95 % intervals</p><table>{head}{body}</table>")
+
     def to_dict(self) -> dict:
         return {"N": self.N, "params": _plain(self.params), "horizon": self.horizon,
                 "replications": self.replications, "fluid": _plain(self.fluid),
@@ -715,6 +725,39 @@ class OverloadedLossNetwork:
             return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.nsimplify(x) \
                 if isinstance(x, int) else sp.Float(x)
         return expr.subs({N: self.N, lH: S(self.lam_H), mu: S(self.mu), rH: S(self.r_H), rL: S(self.r_L)})
+
+    def trunk_reservation_expr(self, evaluate: bool = False):
+        r"""SymPy closed form of the trunk-reservation reward rate (the formula behind
+        :meth:`trunk_reservation`).
+
+        With :math:`m = N - K`, :math:`a = N(\lambda_H+\lambda_L)/\mu`, :math:`b = N\lambda_H/\mu`:
+
+        .. math:: R(K) = \frac{r_H N\lambda_H \left(Z - w_N\right) + r_L N\lambda_L \sum_{n<m} a^n/n!}{Z},
+                  \quad Z = \sum_{n=0}^{m-1}\frac{a^n}{n!} + \sum_{n=m}^{N}\frac{a^m b^{n-m}}{n!},
+                  \quad w_N = \frac{a^m b^{N-m}}{N!}.
+
+        Returns the expression in the symbols ``N, K, lambda_H, lambda_L, mu, r_H, r_L`` (unevaluated
+        ``Sum``\ s); ``evaluate=True`` substitutes this model's parameters and a symbol-free ``K`` is
+        still needed: use ``expr.subs(K, k).doit()`` for an exact rational at small ``N``.
+        """
+        import sympy as sp
+        N, K = sp.symbols("N K", integer=True, nonnegative=True)
+        n = sp.Symbol("n", integer=True, nonnegative=True)
+        lH, lL, mu, rH, rL = sp.symbols("lambda_H lambda_L mu r_H r_L", positive=True)
+        a, b = N * (lH + lL) / mu, N * lH / mu
+        m = N - K
+        below = sp.Sum(a ** n / sp.factorial(n), (n, 0, m - 1))
+        Z = below + sp.Sum(a ** m * b ** (n - m) / sp.factorial(n), (n, m, N))
+        wN = a ** m * b ** (N - m) / sp.factorial(N)
+        expr = (rH * N * lH * (Z - wN) + rL * N * lL * below) / Z
+        if not evaluate:
+            return expr
+
+        def S(x):
+            return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else \
+                (sp.Integer(x) if isinstance(x, int) else sp.Float(x))
+        return expr.subs({N: self.N, lH: S(self.lam_H), lL: S(self.lam_L), mu: S(self.mu), rH: S(self.r_H),
+                          rL: S(self.r_L)})
 
     # -------------------------------------------------------------------------------- online MDP
     def _log_weights(self):
@@ -1257,6 +1300,10 @@ class DecompositionStudy:
 
     def rows(self) -> list[dict]:
         return [r for d in self.decompositions for r in d.rows()]
+
+    def _repr_html_(self) -> str:
+        return "".join(d._repr_html_() for d in self.decompositions) + \
+            "<pre>" + "\n".join(str(f) for f in self.fits.values()) + "</pre>"
 
     def to_dict(self) -> dict:
         return {"decompositions": [d.to_dict() for d in self.decompositions],

@@ -100,6 +100,19 @@ def test_trunk_reservation_reference(row):
         assert abs(res.identity_residual) <= mpmath.mpf(10) ** -30 * N
 
 
+def test_trunk_reservation_closed_form_matches_reference():
+    import sympy as sp
+    rows = [r for r in _reference_rows() if r[7] == "exact" and r[0] <= 8]
+    assert rows
+    for N, lH, lL, mu, rH, rL, K, _, rew, _ in rows:
+        net = OverloadedLossNetwork(N, lH, lL, rH, rL, mu)
+        e = net.trunk_reservation_expr(evaluate=True)
+        K_sym = [s for s in e.free_symbols if s.name == "K"][0]
+        val = sp.simplify(e.subs(K_sym, K).doit())
+        assert isinstance(val, sp.Rational)          # exact, no float crept in
+        assert val == sp.Rational(F(rew).numerator, F(rew).denominator)
+
+
 def test_trunk_reservation_keeps_global_precision():
     before = mpmath.mp.dps
     seed_net(50).trunk_reservation(3, dps=60)
@@ -447,6 +460,7 @@ def test_decomposition_consistency():
     assert abs(d.online_sim.value - d.online_regret) < 3 * d.online_sim.half_width + 0.1
     rows = d.rows()
     assert len(rows) == 2 and rows[0]["N"] == 30
+    assert "<table>" in d._repr_html_() and "C_short" in d._repr_html_()
     assert d.to_dict()["N"] == 30
     # identical seeds give identical estimates
     d2 = net.decomposition(40.0, replications=4, c=(2, 8), seed=5)
@@ -469,6 +483,8 @@ def test_cli_admission(capsys):
     for word in ("R_fluid", "R_off", "R_W", "R_on", "C_vol", "C_long", "C_short"):
         assert word in out
     assert main(["admission", "--N", "40", "--lam-H", "1", "--lam-L", "1", "--r-H", "2", "--r-L", "1"]) == 2
+    assert main(["admission", "--N", "100000", "--lam-H", "0.5", "--lam-L", "1", "--r-H", "2", "--r-L", "1"]) == 2
+    assert "max-work" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------------

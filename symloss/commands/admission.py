@@ -32,6 +32,9 @@ def register(sub) -> None:
     p.add_argument("--c", type=float, nargs="+", default=[8.0], help="window constants c in W = c ln N / N")
     p.add_argument("--seed", type=int, default=0, help="seed of numpy.random.SeedSequence (default 0)")
     p.add_argument("--dps", type=int, default=20, help="digits for the exact online quantities (default 20)")
+    p.add_argument("--max-work", type=float, default=2e11,
+                   help="refuse runs whose offline DP needs more than this many state updates (default 2e11, "
+                        "about 2-4 minutes)")
     p.set_defaults(func=run)
 
 
@@ -44,6 +47,11 @@ def run(args) -> int:
         lam = float(args.lam_H) + float(args.lam_L) + float(args.mu)
         horizon = max(5.0, 2.5e7 / (lam * args.N * args.N * args.reps))
         horizon = min(horizon, 200.0)
+    lam_sum = float(args.lam_H) + float(args.lam_L) + float(args.mu)
+    work = float(args.N) * args.N * lam_sum * horizon * args.reps
+    if work > args.max_work:
+        raise ValueError(f"N={args.N}, horizon={horizon:g}, reps={args.reps} need about {work:.2g} offline-DP state "
+                         f"updates (> --max-work {args.max_work:.2g}); lower --horizon/--reps or raise --max-work")
     opt = net.online_optimal(dps=args.dps)
     d = net.decomposition(horizon, args.reps, tuple(args.c), seed=args.seed)
     b = d.benchmarks()
