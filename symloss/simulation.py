@@ -51,6 +51,7 @@ D. Lemire, "Fast random integer generation in an interval", ACM TOMACS 29(1) (20
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import numbers
@@ -832,3 +833,222 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int = 30) ->
                                   d=d_attr if getattr(model, "name", "") in ("retrial", "power") else d_attr,
                                   rho=r, variables=tuple(model.variables), blocking_mf=Bmf, V=V,
                                   x_star=x, x_correction=c, covariance=W, conserved=Cons.shape[1], N=N)
+
+
+# --------------------------------------------------------------------------------------------------
+# finite-N threshold: the load above which retrial-of-dt blocks less than power-of-d
+# --------------------------------------------------------------------------------------------------
+
+@dataclass
+class FiniteNThresholdResult:
+    r"""Result of :func:`finite_n_threshold`.
+
+    ``threshold`` is the largest load at which
+    :math:`D_N(\rho) = \log B_N^{ret}(\tilde d) - \log B_N^{pod}(d)` changes sign (retrial-of-``dt``
+    blocks less above it); 0 when no crossing was found in the search range and retrial is better
+    at its lower end. ``ci`` is exact-to-tolerance for ``method == "exact"`` and a 95 % Fieller
+    interval from a weighted regression of simulated :math:`D_N` on :math:`\log\rho` for
+    ``method == "simulation"``. ``mean_field`` is :func:`symloss.threshold_load`, ``refined`` the
+    crossing of the refined mean-field blockings :math:`B + V/N`.
+    """
+
+    C: int
+    d: int
+    dt: int
+    N: int
+    threshold: float
+    ci: tuple
+    method: str
+    sampling: str
+    mean_field: float | None
+    refined: float | None
+    loads: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    log_ratio: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    log_ratio_se: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    events: int = 0
+    wall_time: float = 0.0
+
+    def to_dict(self) -> dict:
+        return {"C": self.C, "d": self.d, "dt": self.dt, "N": self.N, "threshold": self.threshold,
+                "ci": list(self.ci), "method": self.method, "sampling": self.sampling,
+                "mean_field": self.mean_field, "refined": self.refined,
+                "loads": self.loads.tolist(), "log_ratio": self.log_ratio.tolist(),
+                "log_ratio_se": self.log_ratio_se.tolist(), "events": self.events,
+                "wall_time": self.wall_time}
+
+
+@functools.lru_cache(maxsize=64)
+def _mf_threshold(C, d, dt):
+    try:
+        from .meanfield import threshold_load
+        return float(threshold_load(C, d, dt, dps=15))
+    except (ValueError, ArithmeticError, ImportError):
+        return None
+
+
+def _refined_threshold(C, d, dt, N, lo, hi):
+    def D(lr):
+        r = math.exp(lr)
+        a = refined_mean_field("retrial", rho=r, C=C, d=dt, dps=15).at(N)
+        b = refined_mean_field("power", rho=r, C=C, d=d, dps=15).at(N)
+        return math.log(a) - math.log(b) if a > 0 and b > 0 else float("nan")
+    thr, low = _last_crossing(D, math.log(lo), math.log(hi), 24)
+    return (0.0 if low < 0 else None) if thr is None else thr
+
+
+def _last_crossing(D, llo, lhi, n):
+    """Largest root of D on [llo, lhi] in log-load (grid of n cells, then Brent); returns
+    (load, value at the lower end)."""
+    from scipy.optimize import brentq
+    grid = np.linspace(llo, lhi, n + 1)
+    vals = [D(g) for g in grid]
+    for i in range(n - 1, -1, -1):
+        a, b = vals[i], vals[i + 1]
+        if math.isfinite(a) and math.isfinite(b) and a > 0 >= b:
+            return math.exp(brentq(D, grid[i], grid[i + 1], xtol=1e-12, rtol=1e-12)), vals[0]
+    return None, vals[0]
+
+
+def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement", rho_min=None,
+                       rho_max=None, events=None, replications=8, n_loads=7, seed=None,
+                       mean_field=True):
+    r"""Load above which retrial-of-``dt`` blocks less than power-of-``d`` with ``N`` servers.
+
+    Parameters
+    ----------
+    C, d, dt : int
+        Capacity and the two policy parameters, ``dt > d``.
+    N : int
+        Number of servers.
+    method : {"auto", "exact", "simulation"}
+        "exact": the occupancy-count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
+        of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
+        :math:`D_N(\rho) = \log B^{ret}_N(\tilde d) - \log B^{pod}_N(d)` is refined by Brent's method
+        (interval width ``1e-12`` relative). "simulation": ``n_loads`` loads spaced by a factor
+        ``exp(0.6/(n_loads-1))`` around the refined mean-field estimate; at each, both policies are
+        simulated (``replications`` replications of ``events`` events) and
+        :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` with delta-method standard errors; a
+        weighted straight line in :math:`\log\rho` gives the root and its 95 % Fieller interval; the
+        grid is re-centred once if the root falls outside it. "auto": exact when both chains are
+        within the default state limit of :func:`exact_finite_n`.
+    sampling : str
+        Finite-N convention (see the module docstring).
+    rho_min, rho_max : float
+        Search range of the exact method (default ``0.02`` and ``4 C``).
+    events, replications, n_loads, seed
+        Simulation effort (default ``events = max(200 000, 400 N)`` per replication).
+    mean_field : bool
+        Also compute the mean-field threshold :func:`symloss.threshold_load` (certified, a few
+        seconds; cached per ``(C, d, dt)``).
+
+    Returns
+    -------
+    FiniteNThresholdResult
+    """
+    C = check_int(C, "C", min_value=1)
+    d = check_int(d, "d", min_value=1)
+    dt = check_int(dt, "dt", min_value=1)
+    if dt <= d:
+        raise ValueError(f"dt must be > d, got d = {d}, dt = {dt}")
+    N = check_int(N, "N", min_value=1)
+    check_choice(method, "method", ("auto", "exact", "simulation"))
+    check_choice(sampling, "sampling", SAMPLINGS)
+    if sampling == "without_replacement" and dt > N:
+        raise ValueError(f"dt must be <= N = {N} when sampling without replacement, got {dt}")
+    lo = 0.02 if rho_min is None else _to_float(check_real(rho_min, "rho_min", lower=0, lower_open=True))
+    hi = 4.0 * C if rho_max is None else _to_float(check_real(rho_max, "rho_max", lower=lo, lower_open=True))
+    replications = check_int(replications, "replications", min_value=2)
+    n_loads = check_int(n_loads, "n_loads", min_value=3)
+    if method == "auto":
+        method = "exact" if _n_states(N, C) <= _max_states(C) else "simulation"
+    t0 = time.perf_counter()
+    mf = _mf_threshold(C, d, dt) if mean_field else None
+    refined = None
+    if sampling == "with_replacement":
+        try:
+            refined = _refined_threshold(C, d, dt, N, lo, hi)
+        except (ValueError, ArithmeticError):
+            refined = None
+
+    if method == "exact":
+        cache = {}
+
+        def D(lr):
+            if lr not in cache:
+                r = math.exp(lr)
+                a = exact_finite_n("retrial", N, C, r, dt, sampling=sampling).blocking
+                b = exact_finite_n("power", N, C, r, d, sampling=sampling).blocking
+                cache[lr] = math.log(a) - math.log(b) if a > 0 and b > 0 else float("nan")
+            return cache[lr]
+        thr, low_val = _last_crossing(D, math.log(lo), math.log(hi), 24)
+        if thr is None:
+            if not (low_val < 0):
+                raise ValueError(f"no crossing of the finite-N blockings in [{lo}, {hi}] and "
+                                 f"retrial-of-{dt} is not better at rho_min: no threshold in range")
+            thr = 0.0
+        ks = sorted(cache)
+        return FiniteNThresholdResult(
+            C=C, d=d, dt=dt, N=N, threshold=thr, ci=(thr, thr), method="exact", sampling=sampling,
+            mean_field=mf, refined=refined, loads=np.exp(np.array(ks)),
+            log_ratio=np.array([cache[k] for k in ks]), log_ratio_se=np.zeros(len(ks)),
+            wall_time=time.perf_counter() - t0)
+
+    # ---- simulation ----
+    if events is None:
+        events = max(200_000, 400 * N)
+    events = check_int(events, "events", min_value=1000)
+    if refined is None and mf is None:
+        mf = _mf_threshold(C, d, dt)
+    center = refined if refined else (mf if mf else 1.0)
+    if center <= 0:
+        center = lo
+    ss = _seed_sequence(seed)
+    seeds = iter(ss.spawn(4 * n_loads))
+    total_events = 0
+    x = y = se = None
+    for _attempt in range(2):
+        loads = center * np.exp(np.linspace(-0.3, 0.3, n_loads))
+        y = np.empty(n_loads)
+        se = np.empty(n_loads)
+        for i, r in enumerate(loads):
+            a = simulate("retrial", N=N, C=C, rho=float(r), d=dt, events=events,
+                         replications=replications, seed=next(seeds), sampling=sampling)
+            b = simulate("power", N=N, C=C, rho=float(r), d=d, events=events,
+                         replications=replications, seed=next(seeds), sampling=sampling)
+            total_events += a.total_events + b.total_events
+            if not (a.blocking > 0 and b.blocking > 0):
+                raise ValueError(f"simulated blocking is zero at rho = {r:.4g}: the threshold is "
+                                 f"below the simulation's reach (N = {N})")
+            y[i] = math.log(a.blocking) - math.log(b.blocking)
+            se[i] = math.hypot(a.std_error / a.blocking, b.std_error / b.blocking)
+        x = np.log(loads)
+        w = 1.0 / se ** 2
+        xm = float(np.sum(w * x) / np.sum(w))
+        X = np.column_stack([np.ones(n_loads), x - xm])
+        cov_unscaled = np.linalg.inv(X.T @ (X * w[:, None]))
+        beta = cov_unscaled @ (X.T @ (w * y))
+        resid = y - X @ beta
+        chi2 = float(np.sum(w * resid ** 2))
+        scale = max(1.0, chi2 / (n_loads - 2))       # inflate for lack of fit / under-dispersion
+        cov = cov_unscaled * scale
+        a0, b1 = float(beta[0]), float(beta[1])
+        root = xm - a0 / b1
+        if x[0] <= root <= x[-1] or _attempt == 1:
+            break
+        center = math.exp(root)
+    tq = float(stats.t.ppf(0.975, n_loads - 2))
+    # Fieller: {z : (a0 + b1 z)^2 <= t^2 (v_aa + 2 z v_ab + z^2 v_bb)}, z = log rho - xm
+    qa = b1 ** 2 - tq ** 2 * cov[1, 1]
+    qb = 2 * (a0 * b1 - tq ** 2 * cov[0, 1])
+    qc = a0 ** 2 - tq ** 2 * cov[0, 0]
+    disc = qb * qb - 4 * qa * qc
+    if qa > 0 and disc >= 0:
+        z1 = (-qb - math.sqrt(disc)) / (2 * qa)
+        z2 = (-qb + math.sqrt(disc)) / (2 * qa)
+        ci = (math.exp(xm + z1), math.exp(xm + z2))
+    else:
+        ci = (0.0, float("inf"))       # slope not significantly non-zero: unbounded interval
+    return FiniteNThresholdResult(
+        C=C, d=d, dt=dt, N=N, threshold=math.exp(root), ci=ci, method="simulation",
+        sampling=sampling, mean_field=mf, refined=refined, loads=np.exp(x), log_ratio=y,
+        log_ratio_se=se, events=total_events, wall_time=time.perf_counter() - t0)
