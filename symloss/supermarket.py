@@ -56,7 +56,8 @@ GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
 def _check_lam(lam, name: str = "lam"):
     check_real(lam, name, lower=0, lower_open=True)
     if (mpmath.mpf(lam) if not isinstance(lam, Fraction) else lam) >= 1:
-        raise ValueError(f"{name} must be in (0, 1): {name}={lam!r} >= 1 means the arrival rate per "
+        shown = str(lam) if isinstance(lam, Fraction) else repr(lam)
+        raise ValueError(f"{name} must be in (0, 1): {name}={shown} >= 1 means the arrival rate per "
                          f"server is at least the service rate 1, so the system is unstable "
                          f"(queues grow without bound and there is no stationary regime)")
     return lam
