@@ -50,6 +50,11 @@ _EXPORTS = {
     "OverloadedLossNetwork": ".admission",
     "SSS": ".admission",
     "PFI": ".admission",
+    "TrunkReservation": ".admission",
+    "WindowDP": ".admission",
+    "fit_log_n": ".admission",
+    "SamplePath": ".admission",
+    "Estimate": ".admission",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
