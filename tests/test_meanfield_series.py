@@ -62,11 +62,26 @@ def test_leading_power(C, d):
 @settings(max_examples=8, deadline=None)
 @given(C=st.integers(1, 5), d=st.integers(1, 4), power=st.booleans())
 def test_large_load_leading_terms(C, d, power):
-    """Every policy loses load at rate rho - C: B = 1 - C/rho + O(rho^-2)."""
+    """Every policy loses load at rate rho - C: B = 1 - C/rho + O(rho^-2); both retrial-of-d and
+    power-of-d have the rho^-2 coefficient C/d (so retrial-of-dt beats power-of-d at large load
+    exactly when dt > d, seed 000 claim 3)."""
     model = symloss.PowerOfD(C, d) if power else symloss.RetrialOfD(C, d)
-    s = blocking_expansion(model, sp.oo, 2)
-    assert s.terms == [(1, 0), (-C, -1)]
-    assert s.remainder_exponent <= -2
+    s = blocking_expansion(model, sp.oo, 3)
+    assert s.terms == [(1, 0), (-C, -1), (sp.Rational(C, d), -2)]
+    assert s.remainder_exponent <= -3
+
+
+@pytest.mark.parametrize("C, d", [(2, 2), (3, 2), (2, 3), (4, 3)])
+def test_power_below_retrial_at_large_load(C, d):
+    """Seed 000 claim 2 (B_pod(d) <= B_ret(d)) seen in the expansions: at the first order where they
+    differ, power-of-d has the smaller coefficient."""
+    r = blocking_expansion(symloss.RetrialOfD(C, d), sp.oo, 5)
+    p = blocking_expansion(symloss.PowerOfD(C, d), sp.oo, 5)
+    diff = sp.expand(r.polynomial - p.polynomial)
+    assert diff != 0
+    lead = max(sp.Add.make_args(diff), key=lambda t: t.as_coeff_exponent(RHO)[1])
+    assert lead.as_coeff_exponent(RHO)[0] > 0
+    assert lead.as_coeff_exponent(RHO)[1] > max(r.remainder_exponent, p.remainder_exponent)
 
 
 # ------------------------------------------------------------------------------------------------
