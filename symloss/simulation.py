@@ -999,28 +999,47 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
     events = check_int(events, "events", min_value=1000)
     if refined is None and mf is None:
         mf = _mf_threshold(C, d, dt)
-    center = refined if refined else (mf if mf else 1.0)
-    if center <= 0:
-        center = lo
     ss = _seed_sequence(seed)
-    seeds = iter(ss.spawn(4 * n_loads))
+    seeds = iter(ss.spawn(6 * n_loads))
     total_events = 0
+
+    def sim_D(r):
+        nonlocal total_events
+        a = simulate("retrial", N=N, C=C, rho=float(r), d=dt, events=events,
+                     replications=replications, seed=next(seeds), sampling=sampling)
+        b = simulate("power", N=N, C=C, rho=float(r), d=d, events=events,
+                     replications=replications, seed=next(seeds), sampling=sampling)
+        total_events += a.total_events + b.total_events
+        if not (a.blocking > 0 and b.blocking > 0):
+            raise ValueError(f"simulated blocking is zero at rho = {r:.4g}: the threshold is "
+                             f"below the simulation's reach (N = {N})")
+        return (math.log(a.blocking) - math.log(b.blocking),
+                math.hypot(a.std_error / a.blocking, b.std_error / b.blocking))
+
+    if not (refined or mf):
+        # no crossing in the (refined) mean field: check the sign on a grid of loads where the
+        # simulated blockings are resolvable; threshold 0 if retrial is significantly better at all
+        loads = C * np.exp(np.linspace(math.log(0.25), math.log(2.0), n_loads))
+        res = [sim_D(r) for r in loads]
+        y = np.array([v for v, _ in res])
+        se = np.array([e for _, e in res])
+        tq = float(stats.t.ppf(0.975, replications - 1))
+        if np.all(y + tq * se < 0):
+            return FiniteNThresholdResult(
+                C=C, d=d, dt=dt, N=N, threshold=0.0, ci=(0.0, float(loads[0])),
+                method="simulation (sign check: retrial better at every tested load)",
+                sampling=sampling, mean_field=mf, refined=refined, loads=loads, log_ratio=y,
+                log_ratio_se=se, events=total_events, wall_time=time.perf_counter() - t0)
+        center = float(loads[int(np.argmin(np.abs(y)))])
+    else:
+        center = refined if refined else mf
     x = y = se = None
     for _attempt in range(2):
         loads = center * np.exp(np.linspace(-0.3, 0.3, n_loads))
         y = np.empty(n_loads)
         se = np.empty(n_loads)
         for i, r in enumerate(loads):
-            a = simulate("retrial", N=N, C=C, rho=float(r), d=dt, events=events,
-                         replications=replications, seed=next(seeds), sampling=sampling)
-            b = simulate("power", N=N, C=C, rho=float(r), d=d, events=events,
-                         replications=replications, seed=next(seeds), sampling=sampling)
-            total_events += a.total_events + b.total_events
-            if not (a.blocking > 0 and b.blocking > 0):
-                raise ValueError(f"simulated blocking is zero at rho = {r:.4g}: the threshold is "
-                                 f"below the simulation's reach (N = {N})")
-            y[i] = math.log(a.blocking) - math.log(b.blocking)
-            se[i] = math.hypot(a.std_error / a.blocking, b.std_error / b.blocking)
+            y[i], se[i] = sim_D(r)
         x = np.log(loads)
         w = 1.0 / se ** 2
         xm = float(np.sum(w * x) / np.sum(w))
