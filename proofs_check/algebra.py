@@ -122,7 +122,7 @@ def _primitive_keep_sign(p: fmpq_poly | fmpz_poly) -> fmpz_poly:
     if p.is_zero():
         return p
     c = p.content()
-    return p if c == 1 else fmpz_poly([int(x) // int(c) for x in p.coeffs()])
+    return p if c == 1 else p // c
 
 
 def squarefree_part(p: fmpz_poly) -> fmpz_poly:

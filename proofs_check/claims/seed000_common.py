@@ -104,13 +104,14 @@ def exponents(d: int, dt: int) -> tuple[int, int]:
     return d // g, dt // g
 
 
-def crossing_resultants(Qret: dict, Qpod: dict, d: int, dt: int):
-    """``(R_v, R_rho)`` as ``fmpz_poly`` (see the module docstring)."""
+def crossing_resultants(Qret: dict, Qpod: dict, d: int, dt: int, *, with_rho: bool = True):
+    """``(R_v, R_rho)`` as ``fmpz_poly`` (see the module docstring); ``R_rho`` is ``None`` unless
+    ``with_rho``."""
     al, be = exponents(d, dt)
     A, B = _substituted(Qret, al), _substituted(Qpod, be)
     Rv = alg.resultant_univariate(A, B, "rho")
-    Rr = alg.resultant_univariate(A, B, "v")
-    if Rv.is_zero() or Rr.is_zero():
+    Rr = alg.resultant_univariate(A, B, "v") if with_rho else None
+    if Rv.is_zero() or (Rr is not None and Rr.is_zero()):
         raise CertificateError("a crossing resultant vanishes identically (common factor)")
     return Rv, Rr
 
@@ -241,15 +242,16 @@ def prove_no_crossing(C: int, d_ret: int, d_pod: int, sample_rho: Fraction = Fra
     or with ``"roots_in_(0,1)" > 0`` when the argument does not apply."""
     Qr = model_polynomial("retrial", C, d_ret)
     Qp = model_polynomial("power", C, d_pod)
-    Rv, _ = crossing_resultants(Qr, Qp, d_pod, d_ret)
+    Rv, _ = crossing_resultants(Qr, Qp, d_pod, d_ret, with_rho=False)
     al, be = exponents(d_pod, d_ret)
-    n = alg.count_roots(Rv, 0, 1)
+    cert = alg.certify_no_roots(Rv, 0, 1)   # holds the exact root count (Sturm or Descartes cells)
+    n = cert["count"]
     data = {"C": C, "d_ret": d_ret, "d_pod": d_pod, "Q_ret": Qr, "Q_pod": Qp,
             "substitution": {"p": f"v^{al}", "s": f"v^{be}"},
             "R_v_degree": Rv.degree(), "roots_in_(0,1)": n,
             "assumptions": list(ASSUMPTIONS)}
     if n == 0:
-        data["R_v"] = alg.certify_no_roots(Rv, 0, 1)
+        data["R_v"] = cert
         data["sample"] = certified_sign(C, d_ret, d_pod, sample_rho)
         data["sign"] = data["sample"]["sign"]
     else:
@@ -263,7 +265,7 @@ def recheck_no_crossing(data: dict, C: int, d_ret: int, d_pod: int) -> int:
         raise CertificateError("certificate parameters differ from the claim's")
     check_model_polynomial(data["Q_ret"], "retrial", C, d_ret, "Q_ret")
     check_model_polynomial(data["Q_pod"], "power", C, d_pod, "Q_pod")
-    Rv, _ = crossing_resultants(data["Q_ret"], data["Q_pod"], d_pod, d_ret)
+    Rv, _ = crossing_resultants(data["Q_ret"], data["Q_pod"], d_pod, d_ret, with_rho=False)
     cert = data["R_v"]
     if cert.get("kind") != "no_roots" or cert.get("lo") != "0" or cert.get("hi") != "1":
         raise CertificateError("R_v certificate must be a no-roots certificate on (0, 1)")
@@ -386,3 +388,47 @@ def recheck_crossings(data: dict, C: int, d: int, dt: int) -> dict:
     elif thr is not None and thr != concl["threshold"]:
         raise CertificateError("stored threshold differs")
     return concl
+
+
+# --------------------------------------------------------------------------------------------------
+# numerical evidence (never a proof): two precisions on a grid of rational loads
+# --------------------------------------------------------------------------------------------------
+
+EVIDENCE_DPS = (20, 40)
+
+
+def evidence_grid(C: int, d_ret: int, d_pod: int, rhos: list) -> dict:
+    """``B_ret(d_ret)`` and ``B_pod(d_pod)`` on a grid at two precisions; the certified sign of the
+    difference at each grid load (ball brackets), and the agreement of the two precisions."""
+    rows = []
+    for rho in rhos:
+        vals = {}
+        for dps in EVIDENCE_DPS:
+            vals[dps] = (_model("retrial", C, d_ret).blocking(rho, dps=dps),
+                         _model("power", C, d_pod).blocking(rho, dps=dps))
+        lo, hi = EVIDENCE_DPS
+        with mpmath.workdps(hi + 10):
+            agree = all(abs(vals[lo][i] - vals[hi][i]) <= mpmath.mpf(10) ** (2 - lo) * abs(vals[hi][i])
+                        for i in (0, 1))
+        s = certified_sign(C, d_ret, d_pod, rho)
+        rows.append({"rho": s["rho"], "B_ret": mpmath.nstr(vals[hi][0], 25), "B_pod": mpmath.nstr(vals[hi][1], 25),
+                     "sign": s["sign"], "precisions_agree": bool(agree)})
+    return {"C": C, "d_ret": d_ret, "d_pod": d_pod, "dps": list(EVIDENCE_DPS), "grid": rows}
+
+
+def recheck_evidence_grid(data: dict, C: int, d_ret: int, d_pod: int) -> list:
+    """Recompute every stored grid value (one precision) and certified sign; returns the signs."""
+    if (data.get("C"), data.get("d_ret"), data.get("d_pod")) != (C, d_ret, d_pod):
+        raise CertificateError("evidence parameters differ from the claim's")
+    signs = []
+    for row in data["grid"]:
+        rho = frac(row["rho"])
+        with mpmath.workdps(40):
+            for key, kind, d in (("B_ret", "retrial", d_ret), ("B_pod", "power", d_pod)):
+                v = _model(kind, C, d).blocking(rho, dps=25)
+                if abs(v - mpmath.mpf(row[key])) > mpmath.mpf(10) ** -18 * abs(v):
+                    raise CertificateError(f"stored {key} at rho = {row['rho']} differs from the model")
+        if not row.get("precisions_agree"):
+            raise CertificateError(f"precisions did not agree at rho = {row['rho']}")
+        signs.append(recheck_sample({"rho": row["rho"], "sign": row["sign"]}, C, d_ret, d_pod))
+    return signs
