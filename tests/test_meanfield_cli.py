@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 
 import mpmath
 import pytest
@@ -264,13 +261,3 @@ def test_derive_plain_text(capsys):
     assert code == 0 and "Max(0, 1 - 3/rho)" in out
     code, out, err = run(capsys, "derive", "--policy", "power", "--C", "2")
     assert code == 2 and "needs --d" in err
-
-
-def test_entry_point_discovers_subcommands():
-    env = dict(os.environ)
-    res = subprocess.run([sys.executable, "-m", "symloss", "blocking", "--policy", "retrial", "--C", "2",
-                          "--d", "2", "--rho", "1", "--dps", "20"], capture_output=True, text=True, env=env,
-                         timeout=120)
-    assert res.returncode == 0, res.stderr
-    with mpmath.workdps(40):
-        assert rel(res.stdout.strip(), (mpmath.cbrt(2) - 1) ** 2) < mpmath.mpf(10) ** -19

@@ -7,7 +7,6 @@ carries no outputs, imports only the public package and is what the generator sc
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import nbformat

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import csv
 import json
-import math
 import sys
 import time
 from fractions import Fraction
@@ -294,7 +293,6 @@ def _run_derive(args) -> int:
         title("stationary equations (drift = 0, from the model's transitions)")
         block(model.stationary_equations())
     if args.policy in ("retrial", "random") and model.d > 1:
-        a = sp.Symbol("a", positive=True)
         title("relation between rho and the per-server load a (p = E(C, a), B = p^d)")
         block([sp.Eq(model.cubic_in_a().as_expr(), 0)])
     if args.policy == "power" and model.d > 1 and not args.no_eliminant:
