@@ -268,6 +268,11 @@ def _kernels():
     return _KERNELS
 
 
+def _log_erlang_b_scalar(C: float, a: float) -> float:
+    """Unchecked scalar float kernel (internal fast path for solvers that validated their input)."""
+    return _kernels()[0](float(C), float(a))
+
+
 def _float_args(C, a):
     Cf = as_float_array(C, "C", lower=0)
     af = as_float_array(a, "a", lower=0, lower_open=True)

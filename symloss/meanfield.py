@@ -356,20 +356,29 @@ class RetrialOfD(_MeanFieldModel):
                                 "ball-certified sign change", dps, {"a": rounded(am, dps)})
 
     def _float_start(self, rho: float) -> float:
-        """Float solution of g(a) = a (1 - E) / (1 - E^d) = rho on [rho, d rho] (log-space Erlang-B)."""
+        """Float solution of g(a) = a (1 - E) / (1 - E^d) = rho on [rho, d rho] (log-space Erlang-B):
+        the contraction a <- rho (1 + p + ... + p^{d-1}), p = E(C, a), while p is small, else Brent."""
         from scipy.optimize import brentq
 
-        from .erlang import log_erlang_b
+        from .erlang import _log_erlang_b_scalar as leb
         C, d = self.C, self.d
-
+        a = rho
+        for _ in range(60):
+            p = math.exp(leb(C, a))
+            if p > 1e-2:
+                break
+            a_new = rho * (-math.expm1(d * math.log(p))) / (-math.expm1(math.log(p))) if p > 0 else rho
+            if abs(a_new - a) <= 1e-16 * a:
+                return a_new
+            a = a_new
         def h(a):
-            le = log_erlang_b(C, a)
+            le = leb(C, a)
             # a (1 - E) - rho (1 - E^d), scaled by 1/a
             return (-math.expm1(le)) - rho / a * (-math.expm1(d * le))
         lo, hi = rho, rho * d
         hl, hh = h(lo), h(hi)
         if not (hl <= 0 <= hh):
-            return rho * (1 + 0.5 * (d - 1) * math.exp(log_erlang_b(C, rho)))
+            return rho * (1 + 0.5 * (d - 1) * math.exp(leb(C, rho)))
         if hl == 0:
             return lo
         return brentq(h, lo, hi, xtol=1e-300, rtol=1e-15, maxiter=200)
@@ -391,12 +400,12 @@ class RetrialOfD(_MeanFieldModel):
             else:
                 lo = arb(a.mid())
             step = arb(hm) / arb(dh.mid()) if dh.mid() != 0 else arb(0)
+            if abs(step).mid() <= (tol * a).mid():   # converged (test before the bracket guard)
+                a = arb((a - step).mid())
+                break
             a_new = arb((a - step).mid())
             if not (lo.mid() < a_new.mid() < hi.mid()):
                 a_new = arb(((lo + hi) / 2).mid())
-            if abs(a_new - a).mid() <= (tol * a).mid():
-                a = a_new
-                break
             a = a_new
         # B = E(C, a)^d has relative condition d |C - a + a E| <= d (C + a) in a
         delta = arb(10) ** (-(dps + 3)) / (d * (self.C + a + 1))
@@ -571,20 +580,9 @@ class PowerOfD(_MeanFieldModel):
                 hi, lo = lo, 2 * lo
                 if lo < -1e300:
                     return None
-            glo, ghi = self._float_G(lo, rho), self._float_G(hi, rho)
-            for _ in range(200):
-                m = hi - ghi * (hi - lo) / (ghi - glo) if ghi != glo else 0.5 * (lo + hi)
-                if not (lo < m < hi) or min(m - lo, hi - m) < 1e-3 * (hi - lo):
-                    m = 0.5 * (lo + hi)
-                gm = self._float_G(m, rho)
-                if gm > 0:
-                    hi, ghi = m, gm
-                else:
-                    lo, glo = m, gm
-                if hi - lo <= 4e-16 * max(1.0, abs(lo)):
-                    break
-            return 0.5 * (lo + hi)
-        except (OverflowError, ValueError, ZeroDivisionError):
+            from scipy.optimize import brentq
+            return brentq(self._float_G, lo, hi, args=(rho,), xtol=1e-300, rtol=1e-15, maxiter=300)
+        except (OverflowError, ValueError, ZeroDivisionError, RuntimeError):
             return None
 
     def _solve_t(self, r: arb, prec: int, dps: int, t0=None):
@@ -620,12 +618,13 @@ class PowerOfD(_MeanFieldModel):
                 else:
                     t_lo = arb(t.mid())
                 step = arb(Gm) / arb(dG.mid()) if dG.mid() != 0 else arb(0)
+                small = abs(step).mid() <= (tol * (1 + abs(t))).mid()
                 t_new = arb((t - step).mid())
-                if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
+                if not small and not (t_lo.mid() < t_new.mid() < t_hi.mid()):
                     if not (t_lo.is_finite() and t_hi.is_finite()):
                         return t, False, t, t
                     t_new = arb(((t_lo + t_hi) / 2).mid())
-                done = cur == prec and abs(t_new - t).mid() <= (tol * (1 + abs(t))).mid()
+                done = cur == prec and small
             t = t_new
             if done:
                 break
@@ -836,18 +835,19 @@ def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_D
     dps = check_dps(dps)
     rho_max = 50 * C if rho_max is None else rho_max
     check_real(rho_max, "rho_max", lower=float(rho_min), lower_open=True)
-    scan_dps = 15
     n_eval = 0
     lo_l, hi_l = math.log(float(rho_min)), math.log(float(rho_max))
     n0 = max(16, int(64 * (hi_l - lo_l) / math.log(10)))
     grid = [lo_l + (hi_l - lo_l) * i / n0 for i in range(n0 + 1)]
     vals = {}
 
+    ret, pod = RetrialOfD(C, dt), PowerOfD(C, d)
+
     def D(l):
         nonlocal n_eval
         if l not in vals:
             n_eval += 1
-            vals[l] = float(_logdiff(C, d, dt, mpmath.exp(l), scan_dps)[0])
+            vals[l] = _float_logdiff(ret, pod, math.exp(l))
         return vals[l]
     for l in grid:
         D(l)
@@ -873,6 +873,18 @@ def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_D
     return CrossingResult(C, d, dt, roots, rho_min, rho_max, n_eval,
                           "adaptive log-grid with slope-based refinement (see docstring); each crossing "
                           "certified by sign changes of ball-bracketed blockings")
+
+
+def _float_logdiff(ret: "RetrialOfD", pod: "PowerOfD", rho: float) -> float:
+    """log B_ret - log B_pod in float64 (the scan of :func:`crossing_loads`; crossings are then
+    refined and certified in ball arithmetic). Falls back to the certified solvers at 15 digits
+    where a float start fails."""
+    from .erlang import _log_erlang_b_scalar
+    t = pod._float_start(rho)
+    a = ret._float_start(rho) if ret.d > 1 else rho
+    if t is None or not math.isfinite(a):
+        return float(_logdiff(ret.C, pod.d, ret.d, mpmath.mpf(rho), 15)[0])
+    return ret.d * _log_erlang_b_scalar(ret.C, a) - pod.d * t
 
 
 def _refine_crossing(C, d, dt, a, b, dps):
