@@ -501,7 +501,9 @@ def _run_point(fn, key: str):
         dps = params.get("dps") if isinstance(params.get("dps"), int) else None
         result = json.dumps(to_jsonable(value, dps=dps), separators=(",", ":"), ensure_ascii=False)
         status, error = "done", None
-    except Exception as exc:  # noqa: BLE001 - recorded, the sweep goes on
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - recorded, the sweep goes on
         result, status = None, "failed"
         error = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-_ERROR_CHARS:]
     elapsed = time.perf_counter() - t0

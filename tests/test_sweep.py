@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 sw = importlib.import_module("symloss.sweep")
 from symloss.sweep import Grid, grid, load_sweep, sweep, sweep_status, zip_grid  # noqa: E402
-from test_sweep_functions import (KILL_FLAG_ENV, _Res, counted, flaky, killer, mixed,  # noqa: E402
+from test_sweep_functions import (KILL_FLAG_ENV, _Res, counted, escape, flaky, killer, mixed,  # noqa: E402
                                   square, with_dataclass)
 
 FUNCS = "test_sweep_functions"
@@ -299,6 +299,19 @@ def test_serial_sweep_stores_every_point_and_failures(tmp_path):
                for v, w, e, ok, a in meta)
 
 
+def test_base_exceptions_are_recorded_but_interrupts_propagate(tmp_path):
+    s = sweep(escape, grid(x=range(3)), store=tmp_path / "b.sqlite", executor="serial", progress=False)
+    assert (s.n_done, s.n_failed) == (2, 1)
+    assert "Escape: not an Exception" in load_sweep(tmp_path / "b.sqlite", status="failed")["error"].iloc[0]
+
+    def interrupt(x):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        sweep(interrupt, grid(x=[1]), store=tmp_path / "i.sqlite", executor="serial", progress=False)
+    assert sweep_status(tmp_path / "i.sqlite")["runs"][0]["state"] == "interrupted"
+
+
 def test_resume_skips_done_and_retries_failed(tmp_path):
     store, flag = tmp_path / "r.sqlite", str(tmp_path / "flag")
     g = grid(x=range(8), flag=flag)
@@ -482,7 +495,7 @@ def _running(pid) -> bool:
 def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
     store, log = str(tmp_path / "kill.sqlite"), str(tmp_path / "calls.log")
     n, workers = 40, 2
-    script = _runner(tmp_path, "victim", func="counted", lo=0, hi=n, log=log, sleep=0.1, store=store,
+    script = _runner(tmp_path, "victim", func="counted", lo=0, hi=n, log=log, sleep=0.05, store=store,
                      executor="processes")
     proc = subprocess.Popen([sys.executable, str(script)], start_new_session=True)
     try:
@@ -525,7 +538,7 @@ def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
     status = sweep_status(store)
     assert [r["state"] for r in status["runs"]] == ["killed"]
 
-    s = sweep(counted, grid(x=range(n), log=log, sleep=0.1), store=store, executor="processes",
+    s = sweep(counted, grid(x=range(n), log=log, sleep=0.05), store=store, executor="processes",
               workers=workers, progress=False)
     assert (s.n_skipped, s.n_done, s.n_failed) == (len(stored), n - len(stored), 0)
     calls2 = [int(c) for c in Path(log).read_text().split()[len(calls1):]]

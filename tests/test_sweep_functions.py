@@ -96,3 +96,14 @@ class _Res:
 
 def with_dataclass(x):
     return _Res(mpmath.mpf(x) / 3, "exact")
+
+
+class Escape(BaseException):
+    """Not an Exception (like GeneratorExit or a library's own BaseException)."""
+
+
+def escape(x):
+    if x == 1:
+        raise Escape("not an Exception")
+    return x
+
