@@ -414,6 +414,7 @@ def test_load_sweep_frames(tmp_path):
 # processes: equivalence, dead workers, SIGKILL of the sweep, concurrent sweeps
 # ---------------------------------------------------------------------------------------------
 
+@pytest.mark.timeout(180)
 def test_processes_worker_death_is_contained(tmp_path):
     """A worker killed by its point: the pool is rebuilt, the points in flight with it are rerun one at a
     time and succeed; only the point that kills its worker every time is recorded as failed."""
@@ -430,6 +431,7 @@ def test_processes_worker_death_is_contained(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # a hang must fail, not stall the suite
 def test_processes_sweep_stops_when_every_point_kills_its_worker(tmp_path):
     store = tmp_path / "all.sqlite"
     with pytest.raises(RuntimeError, match="died on 3 points in a row"):
@@ -492,6 +494,7 @@ def _running(pid) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # a hang must fail, not stall the suite
 def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
     store, log = str(tmp_path / "kill.sqlite"), str(tmp_path / "calls.log")
     n, workers = 40, 2
@@ -550,6 +553,7 @@ def test_sigkill_mid_sweep_then_resume_computes_each_point_once(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(180)  # a hang must fail, not stall the suite
 def test_two_sweeps_on_one_store(tmp_path):
     store, log = str(tmp_path / "shared.sqlite"), str(tmp_path / "calls.log")
     procs = [subprocess.Popen([sys.executable, str(_runner(tmp_path, f"w{i}", func="counted", lo=lo, hi=hi,
@@ -580,6 +584,7 @@ def test_two_sweeps_on_one_store(tmp_path):
 # ---------------------------------------------------------------------------------------------
 
 @pytest.mark.slow
+@pytest.mark.timeout(300)  # a hang must fail, not stall the suite
 def test_serial_processes_dask_identical_results_and_killed_workers(tmp_path, monkeypatch):
     """serial, processes and Dask (a LocalCluster of 2 worker processes started by sweep()) store identical
     results. During the Dask sweep (allowed-failures = 1) the worker computing x == 4 kills itself once:
