@@ -263,3 +263,164 @@ def _csr_build(N, u, v):
                     r -= 1
                 indices[r + 1] = x
     return indptr, indices
+
+
+@njit(inline="always")
+def _splitmix(state):
+    """splitmix64 (Steele, Lea, Flood 2014): returns (new state, uniform double in [0, 1))."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = state
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return state, float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, n_slots, h, warm_slots,
+                        n_batches, seed):
+    """Uniformised simulation: potential events at constant rate ``(1 + lam) N``.
+
+    A potential event is an arrival at a uniform vertex (probability ``lam/(1 + lam)``) or a
+    potential departure at a uniform vertex (a real departure iff that queue is non-empty). Time
+    is cut into ``n_slots`` slots of length ``h``; the number of potential events in a slot is
+    Poisson(``(1 + lam) N h``) (so no exponential is drawn per event), and the state at each slot
+    end is recorded. Time integrals over a slot use the conditional expectation given the
+    number ``n`` of events: each of the ``n + 1`` visited states holds for ``h/(n + 1)`` on
+    average (uniform spacings), which is unbiased. Per-event random numbers come from an inline
+    splitmix64 generator; the Poisson counts from numba's generator; both seeded from ``seed``.
+
+    ``kreg > 0`` means every vertex has degree ``kreg`` and ``indices`` is read with stride ``kreg``.
+    Returns ``(rec_cnt, area, batch_area, n_arrivals, n_departures, n_dummy, kmax_seen)``.
+    """
+    np.random.seed(seed & 0x7FFFFFFF)
+    state = np.uint64(seed) * np.uint64(0x2545F4914F6CDD1D) + np.uint64(0x632BE59BD9B4E019)
+    kcap = 64
+    qmax0 = 0
+    for v in range(N):
+        if q[v] > qmax0:
+            qmax0 = q[v]
+    while kcap < 2 * qmax0 + 2:
+        kcap *= 2
+    cnt = np.zeros(kcap, dtype=np.int64)
+    total = 0
+    for v in range(N):
+        total += q[v]
+        for j in range(q[v] + 1):
+            cnt[j] += 1
+    acc = np.zeros(kcap, dtype=np.float64)
+    lasti = np.zeros(kcap, dtype=np.int64)
+    area = np.zeros(kcap, dtype=np.float64)
+    rec_cnt = np.zeros((n_slots + 1, kcap), dtype=np.int64)
+    for j in range(kcap):
+        rec_cnt[0, j] = cnt[j]
+    batch_area = np.zeros(n_batches, dtype=np.float64)
+    stat_slots = n_slots - warm_slots
+    buf = np.empty(max(d - 1, 1), dtype=np.int64)
+    lamN = lam * N
+    Lam = lamN + N
+    n_arr = 0
+    n_dep = 0
+    n_dummy = 0
+    kmax_seen = qmax0
+    for sl in range(n_slots):
+        n = np.random.poisson(Lam * h)
+        accQ = float(total)
+        for i in range(1, n + 1):
+            state, u = _splitmix(state)
+            x = u * Lam
+            if x < lamN:
+                v = int(x / lam)
+                if v >= N:
+                    v = N - 1
+                best = v
+                bq = q[v]
+                if d > 1:
+                    nties = 1
+                    if complete:
+                        deg = N - 1
+                        base = 0
+                    elif kreg > 0:
+                        deg = kreg
+                        base = v * kreg
+                    else:
+                        base = indptr[v]
+                        deg = indptr[v + 1] - base
+                    if deg > 0:
+                        for r in range(d - 1):
+                            if replace or r == 0:
+                                state, u2 = _splitmix(state)
+                                p = int(u2 * deg)
+                            else:
+                                while True:
+                                    state, u2 = _splitmix(state)
+                                    p = int(u2 * deg)
+                                    dup = False
+                                    for s in range(r):
+                                        if buf[s] == p:
+                                            dup = True
+                                            break
+                                    if not dup:
+                                        break
+                            buf[r] = p
+                            if complete:
+                                w = p if p < v else p + 1
+                            else:
+                                w = indices[base + p]
+                            qw = q[w]
+                            if qw < bq:
+                                best = w
+                                bq = qw
+                                nties = 1
+                            elif qw == bq:
+                                nties += 1
+                                state, u3 = _splitmix(state)
+                                if u3 * nties < 1.0:
+                                    best = w
+                j = bq + 1
+                if j >= kcap:
+                    newcap = 2 * kcap
+                    cnt = _grow(cnt, newcap)
+                    acc = _grow(acc, newcap)
+                    lasti = _grow(lasti, newcap)
+                    area = _grow(area, newcap)
+                    rec_cnt = _grow2(rec_cnt, newcap)
+                    kcap = newcap
+                acc[j] += cnt[j] * (i - lasti[j])
+                lasti[j] = i
+                cnt[j] += 1
+                if j > kmax_seen:
+                    kmax_seen = j
+                q[best] = j
+                total += 1
+                n_arr += 1
+            else:
+                v = int(x - lamN)
+                if v >= N:
+                    v = N - 1
+                j = q[v]
+                if j > 0:
+                    acc[j] += cnt[j] * (i - lasti[j])
+                    lasti[j] = i
+                    cnt[j] -= 1
+                    q[v] = j - 1
+                    total -= 1
+                    n_dep += 1
+                else:
+                    n_dummy += 1
+            accQ += total
+        # end of slot: flush the level integrals, weight h/(n+1) per visited state
+        w = h / (n + 1)
+        if sl >= warm_slots:
+            b = ((sl - warm_slots) * n_batches) // stat_slots
+            batch_area[b] += accQ * w
+            for j in range(1, kmax_seen + 2):
+                if j < kcap:
+                    area[j] += (acc[j] + cnt[j] * (n + 1 - lasti[j])) * w
+        for j in range(kmax_seen + 2):
+            if j < kcap:
+                acc[j] = 0.0
+                lasti[j] = 0
+        for j in range(kcap):
+            rec_cnt[sl + 1, j] = cnt[j]
+    return rec_cnt, area, batch_area, n_arr, n_dep, n_dummy, kmax_seen

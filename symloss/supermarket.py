@@ -904,8 +904,8 @@ class SimulationResult:
     departures: int
     seconds: float
     final_queues: np.ndarray | None = None
-    method: str = ("event-driven exact simulation (numba); JSQ among v and d-1 neighbours, ties uniform; "
-                   "CI: batch means, Student t")
+    method: str = ""
+    dummy_events: int = 0
 
     @property
     def events(self) -> int:
@@ -974,7 +974,8 @@ def _validate_graph_for(g: Graph, d: int, replace: bool) -> None:
 
 def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=None, warmup=None,
                          record_every=None, replace: bool = False, initial=None, batches: int = 20,
-                         N: int | None = None, k: int | None = None, c=None) -> SimulationResult:
+                         method: str = "uniformized", N: int | None = None, k: int | None = None,
+                         c=None) -> SimulationResult:
     r"""Simulate the supermarket model JSQ(d) on a graph.
 
     Parameters
@@ -1003,6 +1004,15 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         Initial queue lengths (length ``N``); default: all queues empty.
     batches : int
         Number of batches for the batch-means confidence interval (default 20).
+    method : {"uniformized", "event"}
+        ``"uniformized"`` (default, fastest): potential events at the constant rate ``(1 + lam) N``
+        (arrival at a uniform vertex, or a potential departure at a uniform vertex that is real iff
+        its queue is non-empty); the number of potential events in each recording interval is
+        Poisson, so no exponential clock is drawn per event, and time averages use the conditional
+        expectation ``h/(n + 1)`` of each holding time given the ``n`` events of an interval of
+        length ``h``. ``record_every`` is rounded so that it divides ``t_end`` and ``warmup`` is
+        rounded up to the recording grid. ``"event"``: classical event-driven simulation
+        (exponential clock per event, busy-server list); same law, used as a cross-check.
 
     Returns
     -------
@@ -1044,17 +1054,43 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         if q.shape != (Nv,) or not np.issubdtype(q.dtype, np.integer) or (q < 0).any():
             raise ValueError(f"initial must be an integer array of N={Nv} non-negative queue lengths")
         q = q.astype(np.int32, copy=True)
-    from ._supermarket_kernels import _simulate_kernel
+    check_choice(method, "method", ("uniformized", "event"))
     if graph.complete:
         indptr = np.zeros(1, dtype=np.int64)
         indices = np.zeros(1, dtype=np.int32)
+        kreg = 0
     else:
         indptr, indices = graph.indptr, graph.indices
-    t0 = time.perf_counter()
-    rec_t, rec_cnt, area, batch_area, n_arr, n_dep, kmax = _simulate_kernel(
-        indptr, indices, bool(graph.complete), Nv, d, lam, bool(replace), q, t_end, warmup, rec,
-        batches, seed_int)
-    secs = time.perf_counter() - t0
+        deg = np.diff(indptr)
+        kreg = int(deg[0]) if Nv > 0 and deg.min() == deg.max() else 0
+    if method == "uniformized":
+        from ._supermarket_kernels import _uniformized_kernel
+        n_slots = max(1, int(round(t_end / rec)))
+        rec = t_end / n_slots
+        warm_slots = int(math.ceil(warmup / rec - 1e-9))
+        if n_slots - warm_slots < batches:
+            raise ValueError(f"only {n_slots - warm_slots} recording intervals after the warmup, fewer than "
+                             f"batches={batches}: lower record_every or batches")
+        warmup = warm_slots * rec
+        t0 = time.perf_counter()
+        rec_cnt, area, batch_area, n_arr, n_dep, n_dummy, kmax = _uniformized_kernel(
+            indptr, indices, kreg, bool(graph.complete), Nv, d, lam, bool(replace), q, n_slots, rec,
+            warm_slots, batches, seed_int)
+        secs = time.perf_counter() - t0
+        rec_t = np.arange(n_slots + 1) * rec
+        method_text = ("uniformised exact simulation (numba): potential events at rate (1+lam)N, Poisson "
+                       "count per recording interval, conditional-expectation time averages")
+    else:
+        from ._supermarket_kernels import _simulate_kernel
+        t0 = time.perf_counter()
+        rec_t, rec_cnt, area, batch_area, n_arr, n_dep, kmax = _simulate_kernel(
+            indptr, indices, bool(graph.complete), Nv, d, lam, bool(replace), q, t_end, warmup, rec,
+            batches, seed_int)
+        secs = time.perf_counter() - t0
+        n_dummy = 0
+        method_text = ("event-driven exact simulation (numba): exponential clock per event, busy-server "
+                       "list for departures")
+    method_text += "; JSQ among v and d-1 neighbours, ties uniform; CI: batch means, Student t"
     K = int(kmax) + 1
     s = rec_cnt[:, :K + 1].astype(np.float64) / Nv
     span = t_end - warmup
@@ -1064,7 +1100,8 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
     mql = float(np.sum(area[1:]) / (Nv * span))
     hw = _t975(batches - 1) * float(np.std(bm, ddof=1)) / math.sqrt(batches)
     return SimulationResult(rec_t, s, stat, mql, (mql - hw, mql + hw), bm, Nv, d, lam, t_end, warmup,
-                            bool(replace), graph.to_dict(), int(n_arr), int(n_dep), secs, final_queues=q)
+                            bool(replace), graph.to_dict(), int(n_arr), int(n_dep), secs, final_queues=q,
+                            method=method_text, dummy_events=int(n_dummy))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -226,6 +226,20 @@ def test_simulation_reproducible_and_conservative():
     assert abs(a.arrivals - 0.8 * 2000 * 20) < 5 * math.sqrt(0.8 * 2000 * 20)
 
 
+def test_uniformized_and_event_driven_agree():
+    # two different algorithms for the same law: stationary means agree within the CIs
+    g = symloss.make_graph("random_regular", 3000, k=5, seed=21)
+    u = symloss.simulate_supermarket(g, d=3, lam=0.85, t_end=150, seed=22, method="uniformized")
+    e = symloss.simulate_supermarket(g, d=3, lam=0.85, t_end=150, seed=23, method="event")
+    assert abs(u.mean_queue_length - e.mean_queue_length) < 4 * math.hypot(u.half_width, e.half_width) + 1e-3
+    n = min(len(u.stationary_s), len(e.stationary_s))
+    assert np.max(np.abs(u.stationary_s[:n] - e.stationary_s[:n])) < 0.02
+    assert int(e.final_queues.sum()) == e.arrivals - e.departures
+    assert u.dummy_events > 0 and e.dummy_events == 0
+    with pytest.raises(ValueError, match="method"):
+        symloss.simulate_supermarket(g, d=2, lam=0.5, t_end=1, method="gillespie")
+
+
 def test_d1_is_mm1():
     # d = 1 on any graph: independent M/M/1 queues, E[Q] = lam/(1 - lam) = 1
     g = symloss.make_graph("ring", 4000, k=2)
