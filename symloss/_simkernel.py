@@ -13,8 +13,9 @@ busy jobs); the departing job is a uniformly chosen busy job, i.e. a uniform int
 mapped to level ``k`` (weight ``k n_k``) and to the server ``perm[start[k] + j // k]`` in that block.
 
 Random numbers: xoshiro256** (Blackman & Vigna 2018) on a 4-word uint64 state taken from a
-``numpy.random.SeedSequence``; uniform integers by Lemire's multiply-shift with rejection
-(exactly uniform), uniform floats from the top 53 bits.
+``numpy.random.SeedSequence`` and held in four local variables inside the event loop; uniform
+integers by Lemire's multiply-shift on the top 32 bits with rejection (exactly uniform for
+``n < 2**32``), uniform floats from the top 53 bits.
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ _M32 = np.uint64(0xFFFFFFFF)
 _S32 = np.uint64(32)
 _S11 = np.uint64(11)
 _TWO32 = np.uint64(1 << 32)
-_INV53 = 1.0 / 9007199254740992.0
+_INV53 = 1.0 / 9007199254740992.0  # 2**-53
 
 
 @njit(inline="always", cache=True)
@@ -36,11 +37,8 @@ def _rotl(x, k):
 
 
 @njit(inline="always", cache=True)
-def _next(st):
-    s0 = st[0]
-    s1 = st[1]
-    s2 = st[2]
-    s3 = st[3]
+def _next4(s0, s1, s2, s3):
+    """xoshiro256** step on a state held in four local variables (kept in registers)."""
     result = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
     t = s1 << np.uint64(17)
     s2 ^= s0
@@ -49,30 +47,22 @@ def _next(st):
     s0 ^= s3
     s2 ^= t
     s3 = _rotl(s3, 45)
-    st[0] = s0
-    st[1] = s1
-    st[2] = s2
-    st[3] = s3
-    return result
+    return result, s0, s1, s2, s3
 
 
 @njit(inline="always", cache=True)
-def _uniform(st):
-    return float(_next(st) >> _S11) * _INV53
-
-
-@njit(inline="always", cache=True)
-def _randint(st, n):
-    """Exactly uniform integer in [0, n), 1 <= n < 2**32 (Lemire 2019, with rejection)."""
+def _randint4(s0, s1, s2, s3, n):
     nn = np.uint64(n)
-    m = (_next(st) >> _S32) * nn
+    r, s0, s1, s2, s3 = _next4(s0, s1, s2, s3)
+    m = (r >> _S32) * nn
     low = m & _M32
     if low < nn:
         thr = (_TWO32 - nn) % nn
         while low < thr:
-            m = (_next(st) >> _S32) * nn
+            r, s0, s1, s2, s3 = _next4(s0, s1, s2, s3)
+            m = (r >> _S32) * nn
             low = m & _M32
-    return np.int64(m >> _S32)
+    return np.int64(m >> _S32), s0, s1, s2, s3
 
 
 @njit(inline="always", cache=True)
@@ -104,17 +94,17 @@ def _move_down(s, occ, perm, pos, start):
 
 
 @njit(cache=True)
-def _pick_distinct(st, N, tried, ntried):
+def _pick_distinct4(s0, s1, s2, s3, N, tried, ntried):
     """A uniform server among those not in tried[:ntried] (rejection; ntried < N)."""
     while True:
-        s = _randint(st, N)
+        s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
         ok = True
         for i in range(ntried):
             if tried[i] == s:
                 ok = False
                 break
         if ok:
-            return s
+            return s, s0, s1, s2, s3
 
 
 @njit(cache=True)
@@ -150,6 +140,10 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
         pos[s] = fill[k]
         fill[k] += 1
     tried = np.empty(max(d, 1), np.int64)
+    s0 = st[0]
+    s1 = st[1]
+    s2 = st[2]
+    s3 = st[3]
     last = np.zeros(C + 1)      # time of the last change of n_k (lazy time integrals)
     area = np.zeros(C + 1)
     clock = 0.0
@@ -183,7 +177,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
             next_boundary = warmup + ((batch + 1) * events) // nb
         rate = lam + J
         clock += 1.0 / rate
-        u = _uniform(st) * rate
+        r64, s0, s1, s2, s3 = _next4(s0, s1, s2, s3)
+        u = float(r64 >> _S11) * _INV53 * rate
         if u < lam:
             # arrival: conditional blocking probability given the state (Rao-Blackwellised estimator)
             nfull = N - start[C]
@@ -191,16 +186,16 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
             n_arr += 1
             target = -1
             if policy == 0:
-                s = _randint(st, N)
+                s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
                 if occ[s] < C:
                     target = s
             elif policy == 1:
                 for a in range(d):
                     if without:
-                        s = _pick_distinct(st, N, tried, a)
+                        s, s0, s1, s2, s3 = _pick_distinct4(s0, s1, s2, s3, N, tried, a)
                         tried[a] = s
                     else:
-                        s = _randint(st, N)
+                        s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
                     if occ[s] < C:
                         target = s
                         break
@@ -208,10 +203,10 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
                 bestk = C
                 for a in range(d):
                     if without:
-                        s = _pick_distinct(st, N, tried, a)
+                        s, s0, s1, s2, s3 = _pick_distinct4(s0, s1, s2, s3, N, tried, a)
                         tried[a] = s
                     else:
-                        s = _randint(st, N)
+                        s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
                     k = occ[s]
                     if k < bestk:
                         bestk = k
@@ -222,7 +217,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
                 for k in range(C):
                     nk = start[k + 1] - start[k]
                     if nk > 0:
-                        target = perm[start[k] + _randint(st, nk)]
+                        jj, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, nk)
+                        target = perm[start[k] + jj]
                         break
             if target < 0:
                 n_lost += 1
@@ -237,7 +233,7 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
         else:
             # level of the departing job: k with probability k n_k / J; then a uniform server
             # of that level (a second draw is cheaper than the integer division j // k)
-            j = _randint(st, J)
+            j, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, J)
             k = C
             while True:
                 nk = start[k + 1] - start[k]
@@ -246,7 +242,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
                     break
                 j -= w
                 k -= 1
-            s = perm[start[k] + _randint(st, nk)]
+            jj, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, nk)
+            s = perm[start[k] + jj]
             area[k] += (start[k + 1] - start[k]) * (clock - last[k])
             last[k] = clock
             area[k - 1] += (start[k] - start[k - 1]) * (clock - last[k - 1])
@@ -264,4 +261,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
         b_time[batch] = clock - t_batch0
         for k in range(C + 1):
             b_area[batch, k] = area[k]
+    st[0] = s0
+    st[1] = s1
+    st[2] = s2
+    st[3] = s3
     return J
