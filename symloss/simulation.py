@@ -910,8 +910,8 @@ def _last_crossing(D, llo, lhi, n):
 
 
 def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement", rho_min=None,
-                       rho_max=None, events=None, replications=8, n_loads=7, seed=None,
-                       mean_field=True):
+                       rho_max=None, events=None, replications=8, n_loads=7, log_width=0.3,
+                       seed=None, mean_field=True):
     r"""Load above which retrial-of-``dt`` blocks less than power-of-``d`` with ``N`` servers.
 
     Parameters
@@ -924,8 +924,8 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         "exact": the occupancy-count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
         of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
         :math:`D_N(\rho) = \log B^{ret}_N(\tilde d) - \log B^{pod}_N(d)` is refined by Brent's method
-        (interval width ``1e-12`` relative). "simulation": ``n_loads`` loads spaced by a factor
-        ``exp(0.6/(n_loads-1))`` around the refined mean-field estimate; at each, both policies are
+        (interval width ``1e-12`` relative). "simulation": ``n_loads`` loads equally spaced in
+        :math:`\log\rho` over ``center * exp(+-log_width)`` around the refined mean-field estimate; at each, both policies are
         simulated (``replications`` replications of ``events`` events) and
         :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` with delta-method standard errors; a
         weighted straight line in :math:`\log\rho` gives the root and its 95 % Fieller interval; the
@@ -959,6 +959,7 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
     hi = 4.0 * C if rho_max is None else _to_float(check_real(rho_max, "rho_max", lower=lo, lower_open=True))
     replications = check_int(replications, "replications", min_value=2)
     n_loads = check_int(n_loads, "n_loads", min_value=3)
+    log_width = _to_float(check_real(log_width, "log_width", lower=0, lower_open=True))
     if method == "auto":
         method = "exact" if _n_states(N, C) <= _max_states(C) else "simulation"
     t0 = time.perf_counter()
@@ -1035,7 +1036,7 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         center = refined if refined else mf
     x = y = se = None
     for _attempt in range(2):
-        loads = center * np.exp(np.linspace(-0.3, 0.3, n_loads))
+        loads = center * np.exp(np.linspace(-log_width, log_width, n_loads))
         y = np.empty(n_loads)
         se = np.empty(n_loads)
         for i, r in enumerate(loads):

@@ -435,3 +435,13 @@ def test_rng_matches_reference_xoshiro():
     counts = np.bincount(ints, minlength=7)
     chi2 = float(((counts - ints.size / 7) ** 2 / (ints.size / 7)).sum())
     assert chi2 < 25.0          # chi-square, 6 degrees of freedom: P(> 25) < 4e-4
+
+
+def test_cli_simulate(capsys):
+    from symloss.cli import main
+    assert main(["simulate", "retrial", "-N", "10", "-C", "2", "--rho", "1", "-d", "2",
+                 "--events", "2e5", "--replications", "4", "--exact", "--refined"]) == 0
+    out = capsys.readouterr().out
+    assert "exact B_N = 0.0859713549" in out and "refined B + V/N" in out
+    assert main(["simulate", "power", "-N", "10", "-C", "2", "--rho", "1", "--events", "10"]) == 2
+    assert "d is required" in capsys.readouterr().err
