@@ -432,3 +432,68 @@ def recheck_evidence_grid(data: dict, C: int, d_ret: int, d_pod: int) -> list:
             raise CertificateError(f"precisions did not agree at rho = {row['rho']}")
         signs.append(recheck_sample({"rho": row["rho"], "sign": row["sign"]}, C, d_ret, d_pod))
     return signs
+
+
+# --------------------------------------------------------------------------------------------------
+# structure of the retrial model and Erlang-B polynomials
+# --------------------------------------------------------------------------------------------------
+
+@lru_cache(maxsize=None)
+def check_retrial_birth_death(C: int, d: int) -> str:
+    r"""Bind to the model: ``RetrialOfD(C, d)``'s drift is exactly the birth-death drift
+    ``Lam x_{k-1} - (Lam 1[k<C] + k) x_k + (k+1) x_{k+1}`` with ``Lam = rho (1 + x_C + ... + x_C^{d-1})``,
+    its blocking is ``x_C^d`` and its constraint is ``sum x_k = 1``. Hence every fixed point is
+    ``x_k = x_0 a^k / k!`` with ``a = Lam`` (detailed balance of the birth-death chain), i.e.
+    ``p = x_C = E(C, a)`` and ``a = rho (1 + p + ... + p^{d-1})``. Returns a short description."""
+    from symloss.meanfield import RHO
+    m = _model("retrial", C, d)
+    x = list(m.variables)
+    lam = RHO * sum(x[C] ** j for j in range(d))
+    f = m.drift()
+    for k in range(C + 1):
+        expect = (lam * x[k - 1] if k > 0 else 0) - ((lam if k < C else 0) + k) * x[k] \
+            + ((k + 1) * x[k + 1] if k < C else 0)
+        if sp.expand(f[k] - expect) != 0:
+            raise CertificateError(f"retrial drift component {k} is not the birth-death form")
+    if sp.expand(m.blocking_expr() - x[C] ** d) != 0:
+        raise CertificateError("retrial blocking is not x_C^d")
+    cons = [sp.expand(e.lhs - e.rhs) for e in m.stationary_equations()[C + 1:]]
+    if cons != [sp.expand(sum(x) - 1)]:
+        raise CertificateError("retrial constraint is not sum x_k = 1")
+    return f"RetrialOfD({C}, {d}): birth-death drift with Lam = rho (1 + x_C + ... + x_C^{d - 1}), B = x_C^{d}"
+
+
+def erlang_polys(C: int):
+    """``(S_C, S_{C-1}, f_C)`` scaled by ``C!``: integer polynomials in ``a`` with
+    ``E(C, a) = f / S`` (``S = sum C!/k! a^k``, ``f = a^C``)."""
+    from math import factorial
+
+    from flint import fmpz_poly
+    S = fmpz_poly([factorial(C) // factorial(k) for k in range(C + 1)])
+    Sm = fmpz_poly([factorial(C) // factorial(k) for k in range(C)])
+    f = fmpz_poly([0] * C + [1])
+    return S, Sm, f
+
+
+def nonneg_certificate(p) -> dict:
+    """``p(a) > 0`` for ``a > 0`` because every coefficient is >= 0 and ``p(0) > 0``, or
+    (otherwise) because Descartes' rule gives no positive root and ``p(1) > 0``."""
+    cs = alg.poly_to_list(p)
+    if all(c >= 0 for c in cs) and cs[0] > 0:
+        return {"kind": "nonneg_coefficients", "poly": cs}
+    v = alg.descartes_variations(p, 0, None)
+    return {"kind": "descartes_positive", "poly": cs, "variations": v, "value_at_1": str(int(p(1)))}
+
+
+def recheck_nonneg(cert: dict, p) -> None:
+    if alg.poly_from_list(cert["poly"]) != p:
+        raise CertificateError("stored polynomial differs from the recomputed one")
+    cs = alg.poly_to_list(p)
+    if cert["kind"] == "nonneg_coefficients":
+        if not (all(c >= 0 for c in cs) and cs[0] > 0):
+            raise CertificateError("not all coefficients are non-negative with a positive constant term")
+    elif cert["kind"] == "descartes_positive":
+        if alg.descartes_variations(p, 0, None) != 0 or cert.get("variations") != 0 or not p(1) > 0:
+            raise CertificateError("positivity on (0, oo) not certified")
+    else:
+        raise CertificateError(f"unknown positivity certificate {cert['kind']!r}")
