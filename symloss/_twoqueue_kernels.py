@@ -51,22 +51,44 @@ def _rhs(c, off, N, rho, K, d):
 
 @njit(cache=True)
 def _update(c, off, N, rho, K, buf):
+    """Recompute level K (0 < K < 2N) in place; returns the max relative change.
+
+    With d = d0 + 2j (d0 = K mod 2), the state e = d + 1 sits at index j + d0 of levels K -+ 1 and
+    e = d - 1 at index j + d0 - 1 of level K + 1."""
     d0 = K % 2
-    nK = off[K + 1] - off[K]
+    base = off[K]
+    nK = off[K + 1] - base
+    bm = off[K - 1]
+    nm = off[K] - bm
+    bp = off[K + 1]
+    npl = off[K + 2] - bp
+    fK = float(K)
+    g = rho / (2.0 * (K + 1))
     s = 0.0
     for j in range(nK):
-        v, _ = _rhs(c, off, N, rho, K, d0 + 2 * j)
+        d = d0 + 2 * j
+        v = 0.0
+        i = j + d0
+        if i < nm:
+            v += fK * c[bm + i]
+        if i < npl:
+            v += g * (K + d + 2) * c[bp + i]
+        if d >= 2:
+            v += g * (K - d + 2) * c[bp + i - 1]
+        elif d == 1:
+            v += fK * c[bm] + g * (2 * K + 2) * c[bp]
         buf[j] = v
         s += v
     diff = 0.0
+    inv = 1.0 / s
     for j in range(nK):
-        x = buf[j] / s
-        old = c[off[K] + j]
+        x = buf[j] * inv
+        old = c[base + j]
         if x > 1e-280:
             r = abs(x - old) / x
             if r > diff:
                 diff = r
-        c[off[K] + j] = x
+        c[base + j] = x
     return diff
 
 
