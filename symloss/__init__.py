@@ -46,6 +46,14 @@ _EXPORTS = {
     "pair_approximation": ".supermarket",
     "make_graph": ".supermarket",
     "ode_distance": ".supermarket",
+    # parameter sweeps
+    "sweep": ".sweep",
+    "load_sweep": ".sweep",
+    "sweep_status": ".sweep",
+    "grid": ".sweep",
+    "zip_grid": ".sweep",
+    "Grid": ".sweep",
+    "SweepSummary": ".sweep",
     # admission control with lookahead (seed 001)
     "OverloadedLossNetwork": ".admission",
     "SSS": ".admission",
