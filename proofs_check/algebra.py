@@ -379,7 +379,7 @@ def recheck_factored_isolation(cert: dict) -> list[tuple[fmpq, fmpq, int]]:
             raise CertificateError(f"factor {i} does not change sign on [{qstr(x)}, {qstr(y)}]")
     srt = sorted(ivs)
     for A, B in zip(srt, srt[1:]):
-        if not A[1] < B[0]:
+        if not A[1] <= B[0]:       # a shared end point is a root of neither factor (sign checks above)
             raise CertificateError("merged isolating intervals overlap")
     return srt
 
@@ -637,11 +637,16 @@ def _open_cells(p0, lo, hi, cells):
     while stack:
         a, b, v = stack.pop()
         if v == 1 and (a == lo or (hi is not None and b == hi)):
-            m = (a + b) / 2
-            k = 3
-            while p0(m) == 0:
-                m = a + (b - a) / k
-                k += 1
+            if b is None:
+                m = max(2 * a, a + 1)
+                while p0(m) == 0:
+                    m += 1
+            else:
+                m = (a + b) / 2
+                k = 3
+                while p0(m) == 0:
+                    m = a + (b - a) / k
+                    k += 1
             v1 = descartes_variations(p0, a, m)
             v2 = descartes_variations(p0, m, b)
             stack.append([m, b, v2])
@@ -713,7 +718,7 @@ def recheck_isolation(cert: dict) -> list[tuple[fmpq, fmpq]]:
             raise CertificateError(f"empty isolating interval [{qstr(a)}, {qstr(b)}]")
         if (lo is not None and not a > lo) or (hi is not None and not b < hi):
             raise CertificateError(f"interval [{qstr(a)}, {qstr(b)}] not inside ({cert.get('lo')}, {cert.get('hi')})")
-        if prev is not None and not a > prev:
+        if prev is not None and not a >= prev:   # a shared end point is not a root (checked below)
             raise CertificateError("isolating intervals overlap or are not increasing")
         if p(a) == 0 or p(b) == 0:
             raise CertificateError(f"end point of [{qstr(a)}, {qstr(b)}] is a root")
