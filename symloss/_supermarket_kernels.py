@@ -323,31 +323,43 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
     n_dep = 0
     n_dummy = 0
     kmax_seen = qmax0
+    CH = 512                                   # events per chunk (see below)
+    dm1 = max(d - 1, 1)
+    typ = np.empty(CH, dtype=np.uint8)
+    vv = np.empty(CH, dtype=np.int64)
+    ww = np.empty(CH * dm1, dtype=np.int64)
     for sl in range(n_slots):
         n = np.random.poisson(Lam * h)
         accQ = float(total)
-        for i in range(1, n + 1):
-            state, u = _splitmix(state)
-            x = u * Lam
-            if x < lamN:
-                v = int(x / lam)
-                if v >= N:
-                    v = N - 1
-                best = v
-                bq = q[v]
-                if d > 1:
-                    nties = 1
-                    if complete:
-                        deg = N - 1
-                        base = 0
-                    elif kreg > 0:
-                        deg = kreg
-                        base = v * kreg
-                    else:
-                        base = indptr[v]
-                        deg = indptr[v + 1] - base
-                    if deg > 0:
+        done = 0
+        while done < n:
+            m = n - done if n - done < CH else CH
+            # phase 1 (independent of the queue state): event types, vertices, sampled neighbours.
+            # The neighbour-list reads of different events do not depend on each other, so the CPU
+            # overlaps their cache misses.
+            for e in range(m):
+                state, u = _splitmix(state)
+                x = u * Lam
+                if x < lamN:
+                    v = int(x / lam)
+                    if v >= N:
+                        v = N - 1
+                    typ[e] = 1
+                    vv[e] = v
+                    if d > 1:
+                        if complete:
+                            deg = N - 1
+                            base = 0
+                        elif kreg > 0:
+                            deg = kreg
+                            base = v * kreg
+                        else:
+                            base = indptr[v]
+                            deg = indptr[v + 1] - base
                         for r in range(d - 1):
+                            if deg == 0:
+                                ww[e * dm1 + r] = v
+                                continue
                             if replace or r == 0:
                                 state, u2 = _splitmix(state)
                                 p = int(u2 * deg)
@@ -364,51 +376,67 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
                                         break
                             buf[r] = p
                             if complete:
-                                w = p if p < v else p + 1
+                                ww[e * dm1 + r] = p if p < v else p + 1
                             else:
-                                w = indices[base + p]
-                            qw = q[w]
-                            if qw < bq:
+                                ww[e * dm1 + r] = indices[base + p]
+                else:
+                    v = int(x - lamN)
+                    if v >= N:
+                        v = N - 1
+                    typ[e] = 0
+                    vv[e] = v
+            # phase 2: apply the events in order
+            for e in range(m):
+                i = done + e + 1
+                v = vv[e]
+                if typ[e] == 1:
+                    best = v
+                    bq = q[v]
+                    nties = 1
+                    for r in range(d - 1):
+                        w = ww[e * dm1 + r]
+                        if w == v:             # isolated vertex: no neighbour was drawn
+                            continue
+                        qw = q[w]
+                        if qw < bq:
+                            best = w
+                            bq = qw
+                            nties = 1
+                        elif qw == bq:
+                            nties += 1
+                            state, u3 = _splitmix(state)
+                            if u3 * nties < 1.0:
                                 best = w
-                                bq = qw
-                                nties = 1
-                            elif qw == bq:
-                                nties += 1
-                                state, u3 = _splitmix(state)
-                                if u3 * nties < 1.0:
-                                    best = w
-                j = bq + 1
-                if j >= kcap:
-                    newcap = 2 * kcap
-                    cnt = _grow(cnt, newcap)
-                    acc = _grow(acc, newcap)
-                    lasti = _grow(lasti, newcap)
-                    area = _grow(area, newcap)
-                    rec_cnt = _grow2(rec_cnt, newcap)
-                    kcap = newcap
-                acc[j] += cnt[j] * (i - lasti[j])
-                lasti[j] = i
-                cnt[j] += 1
-                if j > kmax_seen:
-                    kmax_seen = j
-                q[best] = j
-                total += 1
-                n_arr += 1
-            else:
-                v = int(x - lamN)
-                if v >= N:
-                    v = N - 1
-                j = q[v]
-                if j > 0:
+                    j = bq + 1
+                    if j >= kcap:
+                        newcap = 2 * kcap
+                        cnt = _grow(cnt, newcap)
+                        acc = _grow(acc, newcap)
+                        lasti = _grow(lasti, newcap)
+                        area = _grow(area, newcap)
+                        rec_cnt = _grow2(rec_cnt, newcap)
+                        kcap = newcap
                     acc[j] += cnt[j] * (i - lasti[j])
                     lasti[j] = i
-                    cnt[j] -= 1
-                    q[v] = j - 1
-                    total -= 1
-                    n_dep += 1
+                    cnt[j] += 1
+                    if j > kmax_seen:
+                        kmax_seen = j
+                    q[best] = j
+                    total += 1
+                    n_arr += 1
                 else:
-                    n_dummy += 1
-            accQ += total
+                    j = q[v]
+                    if j > 0:
+                        acc[j] += cnt[j] * (i - lasti[j])
+                        lasti[j] = i
+                        cnt[j] -= 1
+                        q[v] = j - 1
+                        total -= 1
+                        n_dep += 1
+                    else:
+                        n_dummy += 1
+                accQ += total
+            done += m
         # end of slot: flush the level integrals, weight h/(n+1) per visited state
         w = h / (n + 1)
         if sl >= warm_slots:
