@@ -368,7 +368,7 @@ def test_ode_distance_shrinks_with_N_and_modes():
     assert que.graphs[0] == que.graphs[1]                                        # one graph
     # fixed degree: the distance does not vanish (the ring stays away from the mean field)
     ring = symloss.ode_distance("ring", N=10000, k=2, d=2, lam=0.7, T=8, runs=2, seed=3)
-    assert ring.distance > 3 * large.distance
+    assert ring.distance > 2 * large.distance
     with pytest.raises(ValueError, match="annealed"):
         symloss.ode_distance(symloss.make_graph("ring", 100), d=2, lam=0.7, T=1, mode="annealed")
     with pytest.raises(ValueError, match="mode"):
