@@ -413,10 +413,10 @@ def simulate(policy, *, N, C, rho, d=None, events, warmup=None, replications=1, 
 
 @dataclass
 class ExactFiniteNResult:
-    """Stationary solution of the occupancy-count CTMC (:func:`exact_finite_n`).
+    r"""Stationary solution of the occupancy-count CTMC (:func:`exact_finite_n`).
 
-    ``blocking`` is :math:`\\sum_n \\pi(n) b(n)`; ``occupancy[k]`` is :math:`E[n_k]/N`; ``residual`` is
-    :math:`\\max |\\pi Q|` of the computed distribution.
+    ``blocking`` is :math:`\sum_n \pi(n) b(n)`; ``occupancy[k]`` is :math:`E[n_k]/N`;
+    ``residual`` is :math:`\max |\pi Q|` of the computed distribution.
     """
 
     policy: str
@@ -429,7 +429,8 @@ class ExactFiniteNResult:
     occupancy: np.ndarray
     n_states: int
     residual: float
-    method: str = "sparse LU (SuperLU, minimum degree on A+A^T) of the balance equations of the occupancy-count CTMC"
+    method: str = ("sparse LU (SuperLU, minimum degree on A+A^T) of the balance equations of the "
+                   "occupancy-count CTMC")
 
     def to_dict(self) -> dict:
         return {"policy": self.policy, "N": self.N, "C": self.C, "rho": self.rho, "d": self.d,
@@ -925,8 +926,9 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
         :math:`D_N(\rho) = \log B^{ret}_N(\tilde d) - \log B^{pod}_N(d)` is refined by Brent's method
         (interval width ``1e-12`` relative). "simulation": ``n_loads`` loads equally spaced in
-        :math:`\log\rho` over ``center * exp(+-log_width)`` around the refined mean-field estimate; at each, both policies are
-        simulated (``replications`` replications of ``events`` events) and
+        :math:`\log\rho` over ``center * exp(+-log_width)`` around the refined mean-field
+        estimate; at each, both policies are simulated (``replications`` replications of
+        ``events`` events) and
         :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` with delta-method standard errors; a
         weighted straight line in :math:`\log\rho` gives the root and its 95 % Fieller interval; the
         grid is re-centred once if the root falls outside it. "auto": exact when both chains are
