@@ -925,13 +925,14 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         "exact": the occupancy-count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
         of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
         :math:`D_N(\rho) = \log B^{ret}_N(\tilde d) - \log B^{pod}_N(d)` is refined by Brent's method
-        (interval width ``1e-12`` relative). "simulation": ``n_loads`` loads equally spaced in
-        :math:`\log\rho` over ``center * exp(+-log_width)`` around the refined mean-field
-        estimate; at each, both policies are simulated (``replications`` replications of
-        ``events`` events) and
-        :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` with delta-method standard errors; a
-        weighted straight line in :math:`\log\rho` gives the root and its 95 % Fieller interval; the
-        grid is re-centred once if the root falls outside it. "auto": exact when both chains are
+        (interval width ``1e-12`` relative). "simulation": two grids of ``n_loads`` loads equally
+        spaced in :math:`\log\rho`; at each load both policies are simulated (``replications``
+        replications of ``events`` events) and
+        :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` gets a delta-method standard
+        error. Stage 1: ``center * exp(+-log_width)`` around the refined mean-field estimate, a
+        weighted quadratic in :math:`\log\rho` locates the downward crossing. Stage 2: a window
+        three times narrower around it, a weighted straight line gives the root and its 95 %
+        Fieller interval (re-centred once if the root leaves the window). "auto": exact when both chains are
         within the default state limit of :func:`exact_finite_n`.
     sampling : str
         Finite-N convention (see the module docstring).
@@ -1036,23 +1037,36 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         center = float(loads[int(np.argmin(np.abs(y)))])
     else:
         center = refined if refined else mf
-    x = y = se = None
-    for _attempt in range(2):
-        loads = center * np.exp(np.linspace(-log_width, log_width, n_loads))
-        y = np.empty(n_loads)
-        se = np.empty(n_loads)
-        for i, r in enumerate(loads):
-            y[i], se[i] = sim_D(r)
-        x = np.log(loads)
+    def run_grid(c, width):
+        loads = c * np.exp(np.linspace(-width, width, n_loads))
+        res = [sim_D(r) for r in loads]
+        return (np.log(loads), np.array([v for v, _ in res]), np.array([e for _, e in res]))
+
+    def wls(x, y, se, degree):
         w = 1.0 / se ** 2
         xm = float(np.sum(w * x) / np.sum(w))
-        X = np.column_stack([np.ones(n_loads), x - xm])
+        X = np.column_stack([(x - xm) ** p for p in range(degree + 1)])
         cov_unscaled = np.linalg.inv(X.T @ (X * w[:, None]))
         beta = cov_unscaled @ (X.T @ (w * y))
-        resid = y - X @ beta
-        chi2 = float(np.sum(w * resid ** 2))
-        scale = max(1.0, chi2 / (n_loads - 2))       # inflate for lack of fit / under-dispersion
-        cov = cov_unscaled * scale
+        chi2 = float(np.sum(w * (y - X @ beta) ** 2))
+        dof = max(1, x.size - degree - 1)
+        return xm, beta, cov_unscaled * max(1.0, chi2 / dof)   # inflate for lack of fit
+
+    # stage 1 (locate): a quadratic through the wide grid; D is curved (it has a minimum above
+    # the threshold and tends to 0 at high load), so a straight line over a wide window is biased.
+    x1, y1, se1 = run_grid(center, log_width)
+    xm, beta, _ = wls(x1, y1, se1, 2 if n_loads >= 4 else 1)
+    roots = np.roots(beta[::-1]) if beta.size == 3 else np.array([-beta[0] / beta[1]])
+    slope = lambda z: beta[1] + (2 * beta[2] * z if beta.size == 3 else 0.0)   # noqa: E731
+    cands = [float(z.real) for z in np.atleast_1d(roots) if abs(z.imag) < 1e-12 and slope(z.real) < 0]
+    if cands:
+        z0 = min(cands, key=lambda z: abs(z + xm - math.log(center)))
+        center = math.exp(min(max(xm + z0, x1[0] - log_width), x1[-1] + log_width))
+    # stage 2 (estimate): a straight line on a window three times narrower around that root
+    width2 = log_width / 3
+    for _attempt in range(2):
+        x, y, se = run_grid(center, width2)
+        xm, beta, cov = wls(x, y, se, 1)
         a0, b1 = float(beta[0]), float(beta[1])
         root = xm - a0 / b1
         if x[0] <= root <= x[-1] or _attempt == 1:
