@@ -1188,11 +1188,19 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
     model = Supermarket(d, lam)
     sups, gdicts, Nv = [], [], None
     ode_cache: dict = {}
+    seen_warnings: set = set()
     for r in range(runs):
         g = fixed if fixed is not None else make_graph(graph, N, k=k, c=c,
                                                        seed=np.random.default_rng(children[2 * r]))
-        res = simulate_supermarket(g, d=d, lam=lam, t_end=T, record_every=rec, seed=children[2 * r + 1],
-                                   warmup=0.0, replace=replace)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = simulate_supermarket(g, d=d, lam=lam, t_end=T, record_every=rec, seed=children[2 * r + 1],
+                                       warmup=0.0, replace=replace)
+        for w in caught:
+            msg = str(w.message)
+            if msg not in seen_warnings:
+                seen_warnings.add(msg)
+                warnings.warn(f"ode_distance run {r}: {msg}", w.category, stacklevel=2)
         key = tuple(np.round(res.t, 12))
         if key not in ode_cache:
             ode_cache[key] = model.ode(None, res.t)
