@@ -159,6 +159,7 @@ def test_every_seed000_claim_has_its_expected_status(results):
         assert must in ids
     proved = {r.claim.id for r in results if r.status == Status.PROVED}
     assert {f"seed000.same_d.C{C}_d{d}" for C in (1, 2, 3) for d in (2, 3)} <= proved
+    assert "seed000.same_d.C4_d3" in proved
 
 
 @pytest.mark.slow
@@ -223,6 +224,15 @@ def test_descartes_and_threshold_tampering_rejected(records):
     assert _rejected(r)
     r = _rec(records, "seed000.erlang_bounds.retrial_sandwich")
     r["certificate"]["data"]["lemmas"]["3"]["E_increasing"]["poly"][0] += 1
+    assert _rejected(r)
+    r = _rec(records, "seed000.same_d.C4_d3")       # roots of R_v excluded on the retrial branch
+    exs = r["certificate"]["data"]["exclusions"]
+    assert len(exs) == 2 and all(e["excluded"] for e in exs)
+    lo, hi = exs[0]["rho"]
+    exs[0]["rho"] = [lo, hi + "1"]
+    assert _rejected(r)
+    r = _rec(records, "seed000.same_d.C4_d3")
+    r["certificate"]["data"]["exclusions"][1]["v"][0] = "0"
     assert _rejected(r)
     r = _rec(records, "seed000.same_d.C6_d2")       # evidence: a stored value changed
     r["certificate"]["data"]["grid"][2]["B_pod"] = "0.5"

@@ -57,7 +57,7 @@ def _endpoint_signs(ep: dict) -> dict:
 
 def _prove() -> Certificate:
     data = com.prove_no_crossing(C, D_RET, D_POD, Fraction(1))
-    if data["roots_in_(0,1)"] != 0:
+    if data["roots_in_(0,1)"] != 0 or "sign" not in data:
         return Certificate(Status.UNDECIDED, data, f"R_v has {data['roots_in_(0,1)']} root(s) in (0, 1)")
     ep = _endpoints()
     data["endpoints"] = ep

@@ -30,7 +30,6 @@ import mpmath
 import sympy as sp
 from flint import fmpz_poly
 
-from proofs_check import algebra as alg
 from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
 

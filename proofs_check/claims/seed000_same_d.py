@@ -21,8 +21,9 @@ from proofs_check import algebra as alg
 from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
-PROVED_CASES = [(1, d) for d in (2, 3, 4, 5)] + [(C, d) for C in (2, 3) for d in (2, 3, 4, 5)] + [(4, 2), (5, 2)]
-EVIDENCE_CASES = [(4, 3), (4, 4), (5, 3), (6, 2), (6, 3), (10, 2), (10, 3), (20, 2)]
+PROVED_CASES = ([(1, d) for d in (2, 3, 4, 5)] + [(C, d) for C in (2, 3) for d in (2, 3, 4, 5)]
+                + [(4, 2), (4, 3), (5, 2)])
+EVIDENCE_CASES = [(4, 4), (5, 3), (6, 2), (6, 3), (10, 2), (10, 3), (20, 2)]
 GRID = [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(4), Fraction(8)]
 
 
@@ -77,11 +78,14 @@ def _make_equal(C, d):
 def _make_elim(C, d):
     def prove():
         data = com.prove_no_crossing(C, d, d, Fraction(1))
-        if data["roots_in_(0,1)"]:
-            return Certificate(Status.UNDECIDED, data, f"R_v has {data['roots_in_(0,1)']} root(s) in (0,1)")
+        if "sign" not in data:
+            return Certificate(Status.UNDECIDED, data, f"R_v has {data['roots_in_(0,1)']} root(s) in (0,1) "
+                                                       "not excluded as crossings")
         st = Status.PROVED if data["sign"] == 1 else Status.REFUTED
-        return Certificate(st, data, f"R_v (degree {data['R_v_degree']}, {data['R_v']['method']}) has no root "
-                                     f"in (0,1); B_ret - B_pod {'>' if data['sign'] == 1 else '<'} 0 at rho = 1")
+        roots = ("no root in (0,1)" if not data["roots_in_(0,1)"] else
+                 f"{data['roots_in_(0,1)']} root(s) in (0,1), each excluded on the retrial branch")
+        return Certificate(st, data, f"R_v (degree {data['R_v_degree']}, {data['R_v']['method']}): {roots}; "
+                                     f"B_ret - B_pod {'>' if data['sign'] == 1 else '<'} 0 at rho = 1")
 
     def recheck(data):
         s = com.recheck_no_crossing(data, C, d, d)
