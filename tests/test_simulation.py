@@ -445,3 +445,17 @@ def test_cli_simulate(capsys):
     assert "exact B_N = 0.0859713549" in out and "refined B + V/N" in out
     assert main(["simulate", "power", "-N", "10", "-C", "2", "--rho", "1", "--events", "10"]) == 2
     assert "d is required" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_million_servers_memory():
+    """N = 10^6 servers fit in far less than 1 GB (peak RSS of a child process)."""
+    import subprocess
+    import sys
+    code = ("import resource, symloss\n"
+            "r = symloss.simulate('power', N=1_000_000, C=5, rho=4.0, d=2, events=200_000, warmup=0, seed=1)\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, r.blocking)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         timeout=120)
+    rss_kb, blocking = out.stdout.split()
+    assert int(rss_kb) < 1_000_000 and 0 < float(blocking) < 1
