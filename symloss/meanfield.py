@@ -815,7 +815,60 @@ def _logdiff(C, d, dt, rho, dps):
     return v, lo, hi
 
 
-def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_DPS) -> CrossingResult:
+def _bisect_poly(f, a, b, rtol):
+    """Bisection on an isolating interval [a, b] with f(a) f(b) <= 0 (at the working precision)."""
+    fa = f(a)
+    if fa == 0:
+        return a
+    for _ in range(100000):
+        if b - a <= rtol * abs(b):
+            break
+        m = (a + b) / 2
+        fm = f(m)
+        if fm == 0:
+            return m
+        if (fm < 0) == (fa < 0):
+            a, fa = m, fm
+        else:
+            b = m
+    return (a + b) / 2
+
+
+def _crossings_by_elimination(C, d, dt, rho_min, rho_max, dps):
+    """All crossings in [rho_min, rho_max] from the eliminants: every crossing load is a real root of
+    R(rho) = Res_B(P_ret(rho, B), P_pod(rho, B)). Its real roots in the range are isolated exactly
+    (SymPy ``Poly.intervals``: rational isolating intervals), refined in mpmath, and each candidate is
+    kept iff the certified blockings agree there (|log B_ret - log B_pod| < 10^-(dps-5)); the other
+    roots belong to non-physical branches. Returns (crossings, data) or None when not tractable."""
+    from fractions import Fraction
+    try:
+        P1 = RetrialOfD(C, dt).eliminant()
+        P2 = PowerOfD(C, d).eliminant() if d > 1 else RandomRouting(C).eliminant()
+    except (PrecisionError, AssertionError, NotImplementedError):
+        return None
+    R = sp.Poly(sp.resultant(P1.as_expr(), P2.as_expr(), BSYM), RHO)
+    if R.is_zero:
+        return None
+    R = sp.Poly(sp.sqf_part(R.as_expr()), RHO)
+    lo_q, hi_q = Fraction(str(rho_min)), Fraction(str(rho_max))
+    ivs = R.intervals(inf=sp.Rational(lo_q.numerator, lo_q.denominator),
+                      sup=sp.Rational(hi_q.numerator, hi_q.denominator))
+    f = sp.lambdify(RHO, R.as_expr(), "mpmath")
+    out = []
+    w = dps + 15
+    for (a, b), _mult in ivs:
+        with mpmath.workdps(w):
+            a_m, b_m = mpmath.mpf(a.p) / a.q, mpmath.mpf(b.p) / b.q
+            # the isolating interval holds exactly one root: bracketed solver, residual checked below
+            root = a_m if a == b else _bisect_poly(f, a_m, b_m, mpmath.mpf(10) ** (-(dps + 8)))
+        v = _logdiff(C, d, dt, root, dps + 5)[0]
+        if abs(v) < mpmath.mpf(10) ** (-(dps - 5)):
+            out.append(rounded(root, dps))
+    return out, {"resultant_degree": R.degree(), "isolated_roots": len(ivs)}
+
+
+def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_DPS,
+                   method: str = "auto") -> CrossingResult:
     r"""Every load in ``[rho_min, rho_max]`` where :math:`B_{ret}(\tilde d) = B_{pod}(d)`.
 
     Algorithm: :math:`D(\rho) = \log B_{ret}(\tilde d) - \log B_{pod}(d)` is sampled on a grid
@@ -827,6 +880,11 @@ def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_D
     in a cell whose slope is within the factor 4 of its neighbours' and which is wider than
     :math:`10^{-8}` in :math:`\log\rho`; each crossing is then refined by bisection with certified
     signs (ball brackets of both blockings) to ``dps`` digits. ``rho_max`` defaults to ``50 C``.
+
+    With ``method="eliminant"`` (default ``"auto"`` uses it for ``C <= 2`` and ``d, dt <= 3``) the
+    guarantee is a certificate instead: every crossing is a real root of the resultant in ``B`` of the
+    two eliminants, those roots are isolated exactly in the range, and each is kept iff the certified
+    blockings agree there.
     """
     C = check_int(C, "C", min_value=1, max_value=1000)
     d = check_int(d, "d", min_value=1, max_value=64)
@@ -835,6 +893,18 @@ def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_D
     dps = check_dps(dps)
     rho_max = 50 * C if rho_max is None else rho_max
     check_real(rho_max, "rho_max", lower=float(rho_min), lower_open=True)
+    if method not in ("auto", "eliminant", "adaptive"):
+        raise ValueError(f"method must be 'auto', 'eliminant' or 'adaptive', got {method!r}")
+    if method == "eliminant" or (method == "auto" and C <= 2 and max(d, dt) <= 3):
+        res = _crossings_by_elimination(C, d, dt, rho_min, rho_max, dps)
+        if res is not None:
+            roots, info = res
+            return CrossingResult(C, d, dt, roots, rho_min, rho_max, info["isolated_roots"],
+                                  "certified: every crossing is a real root of Res_B(P_ret, P_pod), "
+                                  f"degree {info['resultant_degree']}, whose roots in the range were "
+                                  "isolated exactly; each root checked against the certified blockings")
+        if method == "eliminant":
+            raise ValueError(f"elimination is not tractable for C={C}, d={d}, dt={dt}; use method='adaptive'")
     n_eval = 0
     lo_l, hi_l = math.log(float(rho_min)), math.log(float(rho_max))
     n0 = max(16, int(64 * (hi_l - lo_l) / math.log(10)))

@@ -282,6 +282,7 @@ def test_expr_values():
         erlang_b_expr(-1, a)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["recursion", "derivative", "gamma"])
 def test_identities_proved_symbolically(kind):
     from proofs_check.claims import erlang as cl

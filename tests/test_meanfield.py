@@ -246,3 +246,19 @@ def test_bad_rho(rho, exc):
 def test_bad_dps():
     with pytest.raises(ValueError, match="dps"):
         RetrialOfD(2, 2).blocking(1, dps=4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("C,d,dt", [(2, 3, 4), (3, 2, 3)])
+def test_crossings_eliminant_and_adaptive_agree(C, d, dt):
+    """Two independent searches: exact root isolation of Res_B(P_ret, P_pod) and the adaptive scan."""
+    e = crossing_loads(C, d, dt, rho_min=0.01, rho_max=100, dps=20, method="eliminant")
+    a = crossing_loads(C, d, dt, rho_min=0.01, rho_max=100, dps=20, method="adaptive")
+    assert len(e.crossings) == len(a.crossings) == 1
+    assert _rel(e.crossings[0], a.crossings[0]) < mpmath.mpf(10) ** -18
+    assert e.guarantee.startswith("certified")
+
+
+def test_crossing_method_validation():
+    with pytest.raises(ValueError, match="method"):
+        crossing_loads(2, 2, 3, method="grid")
