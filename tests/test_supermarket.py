@@ -373,3 +373,16 @@ def test_ode_distance_shrinks_with_N_and_modes():
         symloss.ode_distance(symloss.make_graph("ring", 100), d=2, lam=0.7, T=1, mode="annealed")
     with pytest.raises(ValueError, match="mode"):
         symloss.ode_distance("ring", N=100, d=2, lam=0.7, T=1, mode="both")
+
+
+@pytest.mark.parametrize("method", ["uniformized", "event"])
+def test_long_queues_grow_level_arrays(method):
+    # one M/M/1 queue at load 0.99 started at 31 (d = 1 needs no neighbours): the queue passes level 64, where the
+    # kernels enlarge their level arrays; conservation and the recorded profile stay consistent
+    g = symloss.make_graph(nx.empty_graph(1))
+    r = symloss.simulate_supermarket(g, d=1, lam=0.99, t_end=4000, seed=8, method=method, record_every=1.0,
+                                     initial=np.array([31]))
+    assert r.s.shape[1] > 65
+    assert int(r.final_queues.sum()) == 31 + r.arrivals - r.departures
+    assert r.s[-1, int(r.final_queues[0])] == 1.0 and r.s[-1, int(r.final_queues[0]) + 1] == 0.0
+    assert r.t[1] == pytest.approx(1.0) and r.warmup == pytest.approx(800.0)
