@@ -386,3 +386,28 @@ def test_long_queues_grow_level_arrays(method):
     assert int(r.final_queues.sum()) == 31 + r.arrivals - r.departures
     assert r.s[-1, int(r.final_queues[0])] == 1.0 and r.s[-1, int(r.final_queues[0]) + 1] == 0.0
     assert r.t[1] == pytest.approx(1.0) and r.warmup == pytest.approx(800.0)
+
+
+@given(st.integers(5, 60), st.floats(0.1, 0.9), st.integers(1, 4), st.floats(0.05, 0.95),
+       st.booleans(), st.integers(0, 2 ** 31))
+def test_simulator_invariants_on_random_graphs(n, p, d, lam, replace, seed):
+    G = nx.gnp_random_graph(n, p, seed=seed % 1000)
+    G.add_edges_from((i, i + 1) for i in range(n - 1))          # connected: no isolated vertices
+    g = symloss.make_graph(G)
+    if not replace and g.min_degree < d - 1:
+        with pytest.raises(ValueError, match="without replacement|neighbours"):
+            symloss.simulate_supermarket(g, d=d, lam=lam, t_end=2.0, seed=seed, replace=replace)
+        return
+    r = symloss.simulate_supermarket(g, d=d, lam=lam, t_end=2.0, seed=seed, replace=replace)
+    assert int(r.final_queues.sum()) == r.arrivals - r.departures
+    assert np.all(r.s[:, 0] == 1.0) and np.all(np.diff(r.s, axis=1) <= 0) and np.all(r.s >= 0)
+    assert r.s[-1, 1:].sum() * g.N == pytest.approx(float(r.final_queues.sum()))
+    assert np.isfinite(r.mean_queue_length) and r.mean_queue_length >= 0
+
+
+def test_dense_erdos_renyi_branch():
+    g = symloss.make_graph("erdos_renyi", 30, c=20.0, seed=4)      # p > 1/2: enumerated pairs
+    _as_nx(g)
+    assert abs(g.mean_degree - 20.0) < 3.0
+    full = symloss.make_graph("erdos_renyi", 12, c=11, seed=1)     # p = 1: the complete graph K_12
+    assert full.n_edges == 66
