@@ -143,13 +143,14 @@ def approximate_joint(N: int, rho: float, regime: str, *, J: int | None = None):
 
 
 def blocking_asymptotic(N: int, rho: float, regime: str) -> float:
-    r"""Leading-order blocking :math:`E(2N, \rho)`: ``a > 1/2``: Poisson term over :math:`1 - 1/(2a)`;
+    r"""Leading-order blocking :math:`E(2N, \rho)`: ``a > 1/2``: the Poisson term
+    :math:`e^{-\rho}\rho^{2N}/(2N)!` (the denominator :math:`P(X \le 2N) \to 1` exponentially fast);
     ``a ~ 1/2``: :math:`\varphi(\beta)/(\Phi(\beta)\sqrt\rho)` (Jagerman; :math:`\beta=(2N-\rho)/\sqrt\rho`);
     ``a < 1/2``: :math:`1 - 2a`."""
     a = N / rho
     if regime == "a>1/2":
         lp = 2 * N * math.log(rho) - rho - math.lgamma(2 * N + 1)
-        return math.exp(lp) / (1.0 - 1.0 / (2 * a))
+        return math.exp(lp)
     if regime == "a~1/2":
         beta = (2 * N - rho) / math.sqrt(rho)
         phi = math.exp(-beta * beta / 2) / math.sqrt(2 * math.pi)
