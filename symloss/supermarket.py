@@ -939,8 +939,19 @@ class SimulationResult:
                 f"events={self.events}, {self.events_per_second:.3g} events/s)")
 
 
+def _seed_seq(seed) -> np.random.SeedSequence:
+    """``None``, an int, a SeedSequence or a Generator (whose stream is advanced) as a SeedSequence."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2 ** 63)))
+    if seed is not None and (isinstance(seed, (bool, str, bytes)) or not isinstance(seed, (numbers.Integral, Sequence))):
+        raise TypeError(f"seed must be None, an int, a numpy SeedSequence or Generator, got {seed!r}")
+    return np.random.SeedSequence(seed)
+
+
 def _seed_int(seed) -> tuple[int, np.random.SeedSequence]:
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    ss = _seed_seq(seed)
     return int(ss.generate_state(1, dtype=np.uint32)[0]), ss
 
 
@@ -1169,8 +1180,7 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
     check_choice(mode, "mode", ("quenched", "annealed"))
     rec = T / 100 if record_every is None else float(check_real(record_every, "record_every", lower=0,
                                                                   lower_open=True, upper=T))
-    ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
-    children = ss.spawn(2 * runs + 1)
+    children = _seed_seq(seed).spawn(2 * runs + 1)
     if isinstance(graph, str):
         family = graph
         if N is None:

@@ -411,3 +411,14 @@ def test_dense_erdos_renyi_branch():
     assert abs(g.mean_degree - 20.0) < 3.0
     full = symloss.make_graph("erdos_renyi", 12, c=11, seed=1)     # p = 1: the complete graph K_12
     assert full.n_edges == 66
+
+
+def test_seed_forms():
+    g = symloss.make_graph("ring", 200)
+    a = symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed=np.random.default_rng(3))
+    b = symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed=np.random.default_rng(3))
+    c = symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed=np.random.SeedSequence(3))
+    d = symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed=np.random.SeedSequence(3))
+    assert np.array_equal(a.s, b.s) and np.array_equal(c.s, d.s)
+    with pytest.raises(TypeError, match="seed"):
+        symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed="x")
