@@ -54,6 +54,11 @@ GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
 # --------------------------------------------------------------------------------------------------
 
 def _check_lam(lam, name: str = "lam"):
+    if isinstance(lam, str):   # exact decimal or p/q
+        try:
+            lam = Fraction(lam.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{name} must be a real number in (0, 1) such as 0.7 or 7/10, got {lam!r}") from None
     check_real(lam, name, lower=0, lower_open=True)
     if (mpmath.mpf(lam) if not isinstance(lam, Fraction) else lam) >= 1:
         shown = str(lam) if isinstance(lam, Fraction) else repr(lam)

@@ -140,6 +140,9 @@ def test_mean_field_validation():
         Supermarket(2, 0.5).ode([1, 0.2, 0.3], 1.0)
     with pytest.raises(ValueError, match="dps"):
         Supermarket(2, 0.5).mean_queue_length(2)
+    assert Supermarket(2, "7/10").lam == Fraction(7, 10) == Supermarket(2, "0.7").lam
+    with pytest.raises(ValueError, match="lam"):
+        Supermarket(2, "seven")
 
 
 # --------------------------------------------------------------------------------------------------
