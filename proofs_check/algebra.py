@@ -36,7 +36,7 @@ __all__ = [
     "q", "qstr", "poly_to_list", "poly_from_list", "mpoly_to_data", "mpoly_from_data",
     "squarefree_part", "remove_rational_root", "sturm_sequence", "sign_at", "sign_variations",
     "count_roots", "descartes_variations", "descartes_partition", "isolate_roots", "refine_root", "cauchy_bound", "eliminate", "strip_monomial_factors",
-    "resultant_univariate", "newton_polygon_branches",
+    "resultant_univariate", "newton_polygon_branches", "newton_edges",
     "certify_factored_isolation", "recheck_factored_isolation",
     "certify_no_roots", "certify_isolation", "certify_sign", "certify_positive",
     "recheck_no_roots", "recheck_isolation", "recheck_sign", "recheck_positive", "recheck_certificate",
@@ -558,6 +558,37 @@ def newton_polygon_branches(P, x: str, y: str) -> list[tuple[Fraction, list[int]
             continue
         e = -slope
         # points on the edge: i + e j = const
+        const = i1 + e * j1
+        on = sorted((j, v) for (j, i), v in pts.items() if i + e * j == const)
+        j0 = on[0][0]
+        coeffs = [0] * (on[-1][0] - j0 + 1)
+        for j, v in on:
+            coeffs[j - j0] = v
+        out.append((e, coeffs))
+    return out
+
+
+def newton_edges(points: dict) -> list[tuple[Fraction, list]]:
+    """Edges of the lower Newton polygon of ``{(j, i): coeff}`` (``j`` = power of the branch variable,
+    ``i`` = power of the small parameter) with negative slope: ``(e, edge coefficients)`` where ``e`` is
+    minus the slope and the edge coefficients (lowest ``j`` first) define the polynomial whose
+    non-zero roots ``c`` give branches ``~ c * param^e``."""
+    pts = {k: v for k, v in points.items() if v != 0}
+    lower: list = []
+    for pnt in sorted(pts):
+        while len(lower) >= 2:
+            (j1, i1), (j2, i2) = lower[-2], lower[-1]
+            if (i2 - i1) * (pnt[0] - j1) >= (pnt[1] - i1) * (j2 - j1):
+                lower.pop()
+            else:
+                break
+        lower.append(pnt)
+    out = []
+    for (j1, i1), (j2, i2) in zip(lower, lower[1:]):
+        slope = Fraction(i2 - i1, j2 - j1)
+        if slope >= 0:
+            continue
+        e = -slope
         const = i1 + e * j1
         on = sorted((j, v) for (j, i), v in pts.items() if i + e * j == const)
         j0 = on[0][0]

@@ -219,6 +219,15 @@ def test_descartes_and_threshold_tampering_rejected(records):
     r = _rec(records, "seed000.eventually.C3_d2_dt3")
     r["certificate"]["data"]["samples"][0]["rho"] = "1/3"
     assert _rejected(r)
+    r = _rec(records, "seed000.eventually.C5_d2_dt3")   # proof from the large-load expansions
+    ex = r["certificate"]["data"]["expansion"]
+    assert ex["valid"] and ex["difference_t2"] == "-5/6"      # -C (1/d - 1/dt)
+    ex["power"]["b2"] = "2"
+    assert _rejected(r)
+    r = _rec(records, "seed000.eventually.C3_d2_dt3")
+    assert r["certificate"]["data"]["expansion"]["difference_t2"] == "-1/2"
+    r["certificate"]["data"]["expansion"]["retrial"]["edge_polynomial"][0] = "7"
+    assert _rejected(r)
     r = _rec(records, "seed000.unique_fixed_point.C3_d2")
     r["certificate"]["data"]["N_positive"]["poly"][2] += 1
     assert _rejected(r)

@@ -175,49 +175,59 @@ def frac(x) -> Fraction:
 # leading terms of branches (end-point behaviour)
 # --------------------------------------------------------------------------------------------------
 
-def branch_terms(Qdata: dict, at: str, nterms: int = 2) -> list:
-    r"""Leading terms of the branches of ``Q(x, rho) = 0`` with positive rational coefficients.
-
-    ``at = "0"``: branches ``x ~ c rho^e`` (``x -> 0`` as ``rho -> 0``); ``at = "oo"``: branches
-    ``1 - x ~ c t^e + ...`` with ``t = 1/rho`` (``x -> 1`` as ``rho -> oo``), ``nterms`` terms by
-    repeated Newton polygons (first coefficient positive, later ones any non-zero rational). Returns the list of candidate expansions, each a list of
-    ``(c, e)`` as strings. Exact (SymPy); a consistency check, not part of any proof.
-    """
-    x, r, t, y = sp.symbols("x rho t y")
-    Q = sum(c * x ** i * r ** j for i, j, c in Qdata["terms"])
+def _local_poly(Qdata: dict, at: str):
+    """``Q(y, t)`` (at 0) or ``t^deg Q(1 - y, 1/t)`` (at oo) as an ``fmpq_mpoly`` in ``(y, t)``."""
+    from flint import fmpq_mpoly_ctx
+    ctx = fmpq_mpoly_ctx.get(("y", "t"), "lex")
+    y, t = ctx.gens()
     if at == "0":
-        P = sp.expand(Q.subs(x, y))
-        var = r
-    else:
-        degr = max(j for _i, j, _c in Qdata["terms"])
-        P = sp.expand(sp.expand(Q.subs({x: 1 - y, r: 1 / t})) * t ** degr)
-        var = t
+        return ctx.from_dict({(i, j): c for i, j, c in Qdata["terms"]})
+    degr = max(j for _i, j, _c in Qdata["terms"])
+    P = ctx.from_dict({})
+    for i, j, c in Qdata["terms"]:
+        P += c * (1 - y) ** i * t ** (degr - j)
+    return P
+
+
+def branch_terms(Qdata: dict, at: str, nterms: int = 2) -> list:
+    r"""Leading terms of the branches of ``Q(x, rho) = 0`` with rational coefficients (Newton polygons).
+
+    ``at = "0"``: branches ``x = c1 rho^e1 + c2 rho^e2 + ...`` (``x -> 0`` as ``rho -> 0``); ``at = "oo"``:
+    branches ``1 - x = c1 t^e1 + ...`` with ``t = 1/rho`` (``x -> 1`` as ``rho -> oo``). The first
+    coefficient must be positive, later ones any non-zero rational; each further term comes from the
+    Newton polygon of the polynomial after substituting the terms found so far (python-flint
+    ``fmpq_mpoly``, exact). Returns every candidate expansion as a list of ``[c, e]`` strings.
+    A branch whose remainder vanishes identically ends early (the expansion is exact).
+    """
+    from flint import fmpz_poly
+    P = _local_poly(Qdata, at)
+    y, t = P.context().gens()
     results = []
 
     def rec(P, prefix, e_min):
-        if len(prefix) == nterms:
+        if len(prefix) == nterms or P.is_zero():
             results.append(prefix)
             return
-        poly = sp.Poly(P, var, y)
-        pts = {(j, i): c for (i, j), c in poly.terms()}   # (power of y, power of var)
-        if not pts:
-            results.append(prefix)
-            return
-        ctx = fmpz_mpoly_ctx.get(("X", "Y"), "lex")
-        den = sp.ilcm(*[sp.fraction(sp.nsimplify(c))[1] for c in pts.values()])
-        M = ctx.from_dict({(i, j): int(c * den) for (j, i), c in pts.items()})
-        for e, edge in alg.newton_polygon_branches(M, "X", "Y"):
+        pts = {(int(m[0]), int(m[1])): q_ for m, q_ in zip(P.monoms(), P.coeffs())}
+        for e, coeffs in alg.newton_edges(pts):
             if e <= e_min:
                 continue
-            c = sp.Symbol("c")
-            ep = sum(k * c ** n for n, k in enumerate(edge))
-            for root in sp.Poly(ep, c).real_roots():
-                if root.is_Rational and root != 0 and (prefix or root > 0):
-                    if len(prefix) + 1 < nterms and Fraction(e).denominator == 1:
-                        P2 = sp.expand(P.subs(y, root * var ** int(e) + y))
-                        rec(P2, prefix + [[str(root), str(e)]], e)
-                    else:
-                        results.append(prefix + [[str(root), str(e)]])
+            coeffs = [fmpq(c) for c in coeffs]
+            den = 1
+            for c in coeffs:
+                den = den * int(c.q) // gcd(den, int(c.q))
+            ip = fmpz_poly([int(c * den) for c in coeffs])
+            for f, _m in ip.factor()[1]:
+                if f.degree() != 1:
+                    continue
+                root = fmpq(-int(f.coeffs()[0]), int(f.coeffs()[1]))
+                if root == 0 or (not prefix and root < 0):
+                    continue
+                term = [alg.qstr(root), str(e)]
+                if len(prefix) + 1 < nterms and Fraction(e).denominator == 1:
+                    rec(P.compose(y + root * t ** int(e), t), prefix + [term], e)
+                else:
+                    results.append(prefix + [term])
     rec(P, [], 0)
     return results
 
@@ -604,3 +614,32 @@ def recheck_exclusion(ex: dict, Qpod: dict, Rv, interval, C: int, d_ret: int, al
     _val, ok = _arb_box_eval(Qpod, v1 ** beta, v2 ** beta, r_lo, r_hi)
     if not ok or not ex.get("excluded"):
         raise CertificateError("Q_pod does not exclude 0 on the box")
+
+
+def large_load_expansion(kind: str, C: int, d: int) -> dict:
+    r"""``B = 1 - C t + b_2 t^2 + O(t^3)``, ``t = 1/rho``, on the branch of ``Q(x, rho) = 0`` with
+    ``1 - x ~ (C/d) t`` (the physical one: ``rho (1 - B) -> C`` by the fluid bound and the Erlang
+    sandwich). Exact (Newton polygons); raises when that branch is not unique to two terms."""
+    Q = model_polynomial(kind, C, d)
+    c1 = fmpq(C, d)
+    # c1 must be a simple root of the edge polynomial of slope -1: then exactly one branch has
+    # 1 - x ~ c1 t, and it is a convergent power series in t (implicit function theorem)
+    P = _local_poly(Q, "oo")
+    pts = {(int(m[0]), int(m[1])): q_ for m, q_ in zip(P.monoms(), P.coeffs())}
+    edges = [cs for e, cs in alg.newton_edges(pts) if e == 1]
+    if len(edges) != 1:
+        raise CertificateError(f"{kind} C={C} d={d}: no edge of slope -1 at rho = oo")
+    from flint import fmpq_poly
+    ep = fmpq_poly([fmpq(c) for c in edges[0]])
+    if ep(c1) != 0 or ep.derivative()(c1) == 0:
+        raise CertificateError(f"{kind} C={C} d={d}: C/d is not a simple root of the edge polynomial")
+    cands = [b for b in branch_terms(Q, "oo", 2) if b and alg.q(b[0][0]) == c1 and b[0][1] == "1"]
+    if len(cands) != 1:
+        raise CertificateError(f"{kind} C={C} d={d}: {len(cands)} branches with 1 - x ~ (C/d) t")
+    ser = blocking_expansion(cands[0], d, "oo", 2)
+    tt = sp.Symbol("t")
+    b1, b2 = ser.coeff(tt, 1), ser.coeff(tt, 2)
+    if b1 != -C or ser.coeff(tt, 0) != 1:
+        raise CertificateError("leading terms of the blocking are not 1 - C t")
+    return {"branch": cands[0], "edge_polynomial": [alg.qstr(c) for c in ep.coeffs()],
+            "blocking": str(ser), "b2": str(b2)}

@@ -13,6 +13,16 @@ When the sign changes account for all roots of ``R_v`` in (0, 1) (distinct cross
 ``R_rho`` in the interval of the last sign change: its minimal polynomial (the irreducible factor of
 ``R_rho``) and an isolating interval of width ``10^-40`` are stored; ``0`` when ``D < 0`` everywhere.
 
+Second argument, from the **large-load expansions** (exact Newton polygons of ``Q_ret`` and
+``Q_pod`` at ``rho = oo``, :func:`seed000_common.large_load_expansion`): on the physical branch
+``B = 1 - C t + (C/d') t^2 + O(t^3)``, ``t = 1/rho``. The physical branch is identified by
+``rho (1 - B) -> C`` (fluid lower bound, Erlang sandwich and, for power-of-d, ``B_pod <= B_ret``:
+claims ``seed000.erlang_bounds.*`` and ``seed000.same_d.C{C}_d{d}``), and it is unique because
+``C/d'`` is a simple root of the slope -1 edge polynomial (so it is a convergent power series in
+``t``). Hence ``B_ret(dt) - B_pod(d) = -C (1/d - 1/dt) t^2 + O(t^3) < 0`` for large ``rho``. This is
+stored (and re-checked) with every elimination certificate, and it is the proof for
+``C = 5, d = 2`` (``dt = 3, 4``), where ``R_rho`` is not computed.
+
 EVIDENCE beyond (larger ``C``): the certified sign on a grid of large loads at two precisions, and the
 large-load expansion :math:`B = 1 - C/\rho + (C/d')/\rho^2 + O(\rho^{-3})` (``d'`` = the policy's
 ``d``), i.e. :math:`\rho^2 (B_{pod}(d) - B_{ret}(\tilde d)) \to C (1/d - 1/\tilde d) > 0`, checked at the
@@ -23,13 +33,15 @@ from __future__ import annotations
 from fractions import Fraction
 
 import mpmath
+from flint import fmpq
 
 from proofs_check import algebra as alg
 from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
 PROVED_CASES = [(2, 2, 3), (2, 2, 4), (2, 3, 4), (3, 2, 3), (3, 2, 4), (3, 3, 4), (4, 2, 3), (4, 2, 4)]
-EVIDENCE_CASES = [(5, 2, 3), (6, 2, 3), (10, 2, 3), (10, 3, 4), (20, 2, 3)]
+EXPANSION_CASES = [(5, 2, 3), (5, 2, 4)]
+EVIDENCE_CASES = [(6, 2, 3), (10, 2, 3), (10, 3, 4), (20, 2, 3)]
 EVIDENCE_FACTORS = [Fraction(2), Fraction(8), Fraction(32), Fraction(128), Fraction(1024)]
 
 
@@ -47,15 +59,67 @@ def _summary(data):
             f"sign changes {len(data['sign_changes'])}/{data['R_v']['count']}; {t}")
 
 
+def _expansion(C, d, dt) -> dict:
+    """Exact large-load expansions of both blockings and the lemmas identifying the physical branch."""
+    from proofs_check.claims import seed000_erlang_bounds as eb
+    from proofs_check.claims import seed000_same_d as sd
+    S, Sm, _f = com.erlang_polys(C)
+    # 1 - E(C, rho) = S_{C-1}/S_C = C/rho + O(rho^-2): degrees C-1, C and leading coefficients
+    erl = {"deg S_C-1": Sm.degree(), "deg S_C": S.degree(),
+           "lc ratio": alg.qstr(fmpq(int(Sm.leading_coefficient()), int(S.leading_coefficient())))}
+    if erl != {"deg S_C-1": C - 1, "deg S_C": C, "lc ratio": str(C)}:
+        raise CertificateError("1 - E(C, rho) is not C/rho + O(rho^-2)")
+    uses = {"seed000.erlang_bounds.fluid_lower": C in eb.FLUID_C and d in eb.FLUID_D and dt in eb.FLUID_D,
+            "seed000.erlang_bounds.retrial_sandwich": C in eb.SANDWICH_C and d in eb.SANDWICH_D and dt in eb.SANDWICH_D,
+            f"seed000.same_d.C{C}_d{d}": (C, d) in sd.PROVED_CASES}
+    ret = com.large_load_expansion("retrial", C, dt)
+    pod = com.large_load_expansion("power", C, d)
+    diff = Fraction(ret["b2"]) - Fraction(pod["b2"])
+    return {"retrial": ret, "power": pod, "erlang_tail": erl, "uses_proved_claims": uses,
+            "difference_t2": f"{diff.numerator}/{diff.denominator}",
+            "valid": all(uses.values()) and diff < 0 and diff == -C * (Fraction(1, d) - Fraction(1, dt))}
+
+
+def _check_expansion(stored, C, d, dt):
+    fresh = _expansion(C, d, dt)
+    if stored != fresh:
+        raise CertificateError("stored large-load expansion differs from the recomputed one")
+    return fresh["valid"]
+
+
 def _make_proved(C, d, dt):
     def prove():
         data = com.prove_crossings(C, d, dt)
+        try:
+            data["expansion"] = _expansion(C, d, dt)
+        except CertificateError as exc:
+            data["expansion"] = {"error": str(exc)}
         st = Status.PROVED if data["eventual_sign"] == -1 else Status.REFUTED
         return Certificate(st, data, _summary(data))
 
     def recheck(data):
         concl = com.recheck_crossings(data, C, d, dt)
+        ex = data.get("expansion", {})
+        if "error" not in ex:
+            _check_expansion(ex, C, d, dt)
         return Status.PROVED if concl["eventual_sign"] == -1 else Status.REFUTED
+    return prove, recheck
+
+
+def _make_expansion(C, d, dt):
+    def prove():
+        data = {"C": C, "d": d, "dt": dt, "expansion": _expansion(C, d, dt)}
+        ok = data["expansion"]["valid"]
+        return Certificate(Status.PROVED if ok else Status.UNDECIDED, data,
+                           f"B_ret({dt}) - B_pod({d}) = {data['expansion']['difference_t2']} rho^-2 + O(rho^-3) "
+                           "on the unique physical branches (exact Newton polygons)")
+
+    def recheck(data):
+        if (data.get("C"), data.get("d"), data.get("dt")) != (C, d, dt):
+            raise CertificateError("parameters differ")
+        if not _check_expansion(data.get("expansion"), C, d, dt):
+            raise CertificateError("the expansion does not prove the claim")
+        return Status.PROVED
     return prove, recheck
 
 
@@ -107,6 +171,14 @@ for _C, _d, _dt in PROVED_CASES:
           method="elimination: R_rho and R_v from the model's stationary equations, factored Descartes "
                  "isolation, one ball-certified sample per gap; exact threshold (minimal polynomial)",
           expected="PROVED", recheck=_r, tags=("seed000", "elimination"))(_p)
+for _C, _d, _dt in EXPANSION_CASES:
+    _p, _r = _make_expansion(_C, _d, _dt)
+    claim(f"seed000.eventually.C{_C}_d{_d}_dt{_dt}", statement=_statement(_C, _d, _dt).replace(
+          r"\ \text{(and the threshold load)}", ""), source=_SRC,
+          method="large-load expansions: exact Newton polygons of the model polynomials at rho = oo, "
+                 "physical branch identified by the Erlang and fluid bounds (claims seed000.erlang_bounds.*, "
+                 "seed000.same_d)",
+          expected="PROVED", recheck=_r, tags=("seed000", "expansion"))(_p)
 for _C, _d, _dt in EVIDENCE_CASES:
     _p, _r = _make_evidence(_C, _d, _dt)
     claim(f"seed000.eventually.C{_C}_d{_d}_dt{_dt}", statement=_statement(_C, _d, _dt), source=_SRC,
