@@ -931,8 +931,10 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` gets a delta-method standard
         error. Stage 1: ``center * exp(+-log_width)`` around the refined mean-field estimate, a
         weighted quadratic in :math:`\log\rho` locates the downward crossing. Stage 2: a window
-        three times narrower around it, a weighted straight line gives the root and its 95 %
-        Fieller interval (re-centred once if the root leaves the window). "auto": exact when both chains are
+        three times narrower around it, a weighted quadratic (straight line if ``n_loads < 5``)
+        gives the root and its 95 % confidence set by test inversion (Fieller's construction:
+        the loads where :math:`D = 0` is not rejected), re-centred once if the root leaves the
+        window. "auto": exact when both chains are
         within the default state limit of :func:`exact_finite_n`.
     sampling : str
         Finite-N convention (see the module docstring).
@@ -1062,28 +1064,40 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
     if cands:
         z0 = min(cands, key=lambda z: abs(z + xm - math.log(center)))
         center = math.exp(min(max(xm + z0, x1[0] - log_width), x1[-1] + log_width))
-    # stage 2 (estimate): a straight line on a window three times narrower around that root
+    # stage 2 (estimate): a window three times narrower around that root; weighted polynomial
+    # (quadratic when n_loads >= 5, else a straight line) in z = log rho - xm
     width2 = log_width / 3
+    deg = 2 if n_loads >= 5 else 1
     for _attempt in range(2):
         x, y, se = run_grid(center, width2)
-        xm, beta, cov = wls(x, y, se, 1)
-        a0, b1 = float(beta[0]), float(beta[1])
-        root = xm - a0 / b1
+        xm, beta, cov = wls(x, y, se, deg)
+        zc = math.log(center) - xm
+        rts = np.atleast_1d(np.roots(beta[::-1]))
+        slope2 = np.polyder(np.poly1d(beta[::-1]))
+        real = [float(z.real) for z in rts if abs(z.imag) < 1e-12 and slope2(z.real) < 0]
+        if not real:
+            raise ValueError(f"no downward crossing of the simulated log-ratio near rho = "
+                             f"{center:.4g} (N = {N}); increase events / replications")
+        zr = min(real, key=lambda z: abs(z - zc))
+        root = xm + zr
         if x[0] <= root <= x[-1] or _attempt == 1:
             break
         center = math.exp(root)
-    tq = float(stats.t.ppf(0.975, n_loads - 2))
-    # Fieller: {z : (a0 + b1 z)^2 <= t^2 (v_aa + 2 z v_ab + z^2 v_bb)}, z = log rho - xm
-    qa = b1 ** 2 - tq ** 2 * cov[1, 1]
-    qb = 2 * (a0 * b1 - tq ** 2 * cov[0, 1])
-    qc = a0 ** 2 - tq ** 2 * cov[0, 0]
-    disc = qb * qb - 4 * qa * qc
-    if qa > 0 and disc >= 0:
-        z1 = (-qb - math.sqrt(disc)) / (2 * qa)
-        z2 = (-qb + math.sqrt(disc)) / (2 * qa)
-        ci = (math.exp(xm + z1), math.exp(xm + z2))
-    else:
-        ci = (0.0, float("inf"))       # slope not significantly non-zero: unbounded interval
+    # 95 % confidence set by test inversion (Fieller's construction, for any degree):
+    # {z : p(z)^2 <= t^2 g(z)^T Cov g(z)}, g(z) = (1, z, z^2, ...); the connected piece holding
+    # the root is reported (0 / inf when it reaches 1 e-fold from the root).
+    tq = float(stats.t.ppf(0.975, max(1, n_loads - deg - 1)))
+    zz = np.linspace(zr - 1.0, zr + 1.0, 8001)
+    G = np.column_stack([zz ** q for q in range(deg + 1)])
+    inside = (G @ beta) ** 2 <= tq ** 2 * np.einsum("ij,jk,ik->i", G, cov, G)
+    k0 = 4000
+    lo_i, hi_i = k0, k0
+    while lo_i > 0 and inside[lo_i - 1]:
+        lo_i -= 1
+    while hi_i < zz.size - 1 and inside[hi_i + 1]:
+        hi_i += 1
+    ci = (0.0 if lo_i == 0 else math.exp(xm + zz[lo_i]),
+          float("inf") if hi_i == zz.size - 1 else math.exp(xm + zz[hi_i]))
     return FiniteNThresholdResult(
         C=C, d=d, dt=dt, N=N, threshold=math.exp(root), ci=ci, method="simulation",
         sampling=sampling, mean_field=mf, refined=refined, loads=np.exp(x), log_ratio=y,
