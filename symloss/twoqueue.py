@@ -38,9 +38,11 @@ Solvers (``stationary_distribution(method=...)``):
   ~1e-14 in 50-300 sweeps; the residual of the balance equations is reported.
 * ``"mp"``, ``"exact"``, ``"symbolic"``: direct level reduction (the stochastic complement from the
   top): :math:`U_{2N} = 1`, :math:`U_K = K\,((\rho+K)I - \rho B_K U_{K+1})^{-1} A_K`,
-  :math:`c_0 = 1`, :math:`c_K = U_K c_{K-1}`. ``"mp"`` runs it in python-flint ``arb`` ball
-  arithmetic (so every returned digit is certified by the ball radius), ``"exact"`` in ``fmpq``
-  rationals, ``"symbolic"`` over :math:`\mathbb{Q}(\rho)`.
+  :math:`c_0 = 1`, :math:`c_K = U_K c_{K-1}`. ``"mp"`` runs it with python-flint ``arb_mat``
+  midpoints at ``dps + 15`` and ``dps + 30`` digits and requires every entry to agree to ``dps + 2``
+  digits (the diagonal of each reduced matrix is formed from exact column sums, GTH-style, which
+  removes an ``e^rho`` error amplification); ``"exact"`` runs it in ``fmpq`` rationals,
+  ``"symbolic"`` over :math:`\mathbb{Q}(\rho)`.
 """
 from __future__ import annotations
 
@@ -54,8 +56,7 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from ._precision import (DEFAULT_DPS, PrecisionError, arb_relative_accuracy_ok, arb_to_mpf, check_dps,
-                         dps_to_prec, flint_prec, rounded, to_arb)
+from ._precision import DEFAULT_DPS, PrecisionError, arb_to_mpf, check_dps, dps_to_prec, flint_prec, to_arb
 from ._validation import check_choice, check_int, check_real
 
 __all__ = ["TwoQueueJSQ", "TwoQueueDistribution", "jsq_regime", "METHOD_LIMITS"]
@@ -207,8 +208,9 @@ class TwoQueueDistribution:
     residual :
         Max relative residual of the balance equations (float and mp; 0 for exact/symbolic).
     error :
-        Estimated (float: from the iteration's contraction rate) or certified (mp: largest relative
-        ball radius) relative error of the conditional probabilities; 0 for exact/symbolic.
+        Estimated relative error of the conditional probabilities: float, from the iteration's
+        contraction rate; mp, the largest relative difference between the two working precisions;
+        0 for exact/symbolic.
     iterations, seconds :
         Work done.
     """
@@ -587,9 +589,9 @@ class TwoQueueJSQ:
         ----------
         method : {"float", "mp", "exact", "symbolic"}
             ``"float"`` (N <= 2000): Gauss-Seidel / exact aggregation, O(states) per sweep.
-            ``"mp"`` (N <= 200): level reduction in arb ball arithmetic, every digit certified,
-            returned as ``mpf`` rounded to ``dps`` digits. ``"exact"`` (N <= 30, rational rho):
-            level reduction in ``fmpq``. ``"symbolic"`` (N <= 6): rational functions of
+            ``"mp"`` (N <= 200): level reduction in arbitrary precision, checked entrywise at
+            two working precisions (``PrecisionError`` otherwise), ``mpf`` rounded to ``dps``
+            digits. ``"exact"`` (N <= 30, rational rho): level reduction in ``fmpq``. ``"symbolic"`` (N <= 6): rational functions of
             :math:`\rho` (SymPy), whatever value ``rho`` has.
         dps : int
             Digits for ``"mp"``.
