@@ -524,50 +524,6 @@ def strip_monomial_factors(P):
     return out
 
 
-def newton_polygon_branches(P, x: str, y: str) -> list[tuple[Fraction, list[int]]]:
-    r"""Branches :math:`y \sim c\,x^e` (``e > 0``) of ``P(x, y) = 0`` as ``x -> 0+`` with ``y -> 0``.
-
-    Returns ``(e, edge_poly)`` for each edge of the lower Newton polygon with negative slope: ``e`` is
-    minus the slope and ``edge_poly`` the integer coefficient list (in ``c``, lowest first) whose
-    positive roots are the admissible leading coefficients.
-    """
-    names = list(P.context().names())
-    ix, iy = names.index(x), names.index(y)
-    pts = {}
-    for m, c in zip(P.monoms(), P.coeffs()):
-        key = (int(m[iy]), int(m[ix]))   # (j = power of y, i = power of x)
-        pts[key] = pts.get(key, 0) + int(c)
-    pts = {k: v for k, v in pts.items() if v != 0}
-    # lower convex hull over points (j, i)
-    hull_pts = sorted({}.fromkeys(pts))
-    lower = []
-    for pnt in sorted(hull_pts):
-        while len(lower) >= 2:
-            (j1, i1), (j2, i2) = lower[-2], lower[-1]
-            if (i2 - i1) * (pnt[0] - j1) >= (pnt[1] - i1) * (j2 - j1):
-                lower.pop()
-            else:
-                break
-        lower.append(pnt)
-    out = []
-    for (j1, i1), (j2, i2) in zip(lower, lower[1:]):
-        if j2 == j1:
-            continue
-        slope = Fraction(i2 - i1, j2 - j1)
-        if slope >= 0:
-            continue
-        e = -slope
-        # points on the edge: i + e j = const
-        const = i1 + e * j1
-        on = sorted((j, v) for (j, i), v in pts.items() if i + e * j == const)
-        j0 = on[0][0]
-        coeffs = [0] * (on[-1][0] - j0 + 1)
-        for j, v in on:
-            coeffs[j - j0] = v
-        out.append((e, coeffs))
-    return out
-
-
 def newton_edges(points: dict) -> list[tuple[Fraction, list]]:
     """Edges of the lower Newton polygon of ``{(j, i): coeff}`` (``j`` = power of the branch variable,
     ``i`` = power of the small parameter) with negative slope: ``(e, edge coefficients)`` where ``e`` is
@@ -597,6 +553,19 @@ def newton_edges(points: dict) -> list[tuple[Fraction, list]]:
             coeffs[j - j0] = v
         out.append((e, coeffs))
     return out
+
+
+def newton_polygon_branches(P, x: str, y: str) -> list[tuple[Fraction, list[int]]]:
+    r"""Branches :math:`y \sim c\,x^e` (``e > 0``) of ``P(x, y) = 0`` as ``x -> 0+`` with ``y -> 0``, for an
+    ``fmpz_mpoly`` ``P``: ``(e, edge coefficients)`` from :func:`newton_edges`; the positive roots of the
+    edge polynomial are the admissible leading coefficients ``c``."""
+    names = list(P.context().names())
+    ix, iy = names.index(x), names.index(y)
+    pts: dict = {}
+    for m, c in zip(P.monoms(), P.coeffs()):
+        key = (int(m[iy]), int(m[ix]))
+        pts[key] = pts.get(key, 0) + int(c)
+    return [(e, [int(c) for c in cs]) for e, cs in newton_edges(pts)]
 
 
 # --------------------------------------------------------------------------------------------------
