@@ -368,3 +368,17 @@ def test_claims_prove_and_recheck_and_reject_tampering():
     bad2["table"][2]["moves"][0][2] = "rho"
     with pytest.raises(CertificateError):
         blk.recheck(bad2)
+
+
+def test_input_types_and_extreme_loads():
+    m = TwoQueueJSQ(3, fmpq(3, 2))                 # flint rational accepted, kept exact
+    assert m.rho == Fraction(3, 2) and m.a == 2.0
+    assert m.stationary_distribution("exact").blocking() == _erlang_exact(6, fmpq(3, 2))
+    for N, rho in ((50, 1e-6), (50, 1e4), (5, 1e8), (1, 1e-300)):
+        r = TwoQueueJSQ(N, rho).stationary_distribution()
+        assert np.isfinite(r.p).all() and abs(r.p.sum() - 1) < 1e-13 and r.residual < 1e-13
+        assert r.blocking() == pytest.approx(float(symloss.erlang_b(2 * N, rho)), rel=1e-13, abs=1e-300)
+    # tiny blocking far below float range, in mp
+    r = TwoQueueJSQ(10, mpmath.mpf("1e-50")).stationary_distribution("mp")
+    with mpmath.workdps(40):
+        assert abs(r.blocking() / symloss.erlang_b(20, mpmath.mpf("1e-50"), dps=35) - 1) < mpmath.mpf(10) ** -29
