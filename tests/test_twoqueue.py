@@ -379,6 +379,7 @@ def test_input_types_and_extreme_loads():
         assert np.isfinite(r.p).all() and abs(r.p.sum() - 1) < 1e-13 and r.residual < 1e-13
         assert r.blocking() == pytest.approx(float(symloss.erlang_b(2 * N, rho)), rel=1e-13, abs=1e-300)
     # tiny blocking far below float range, in mp
-    r = TwoQueueJSQ(10, mpmath.mpf("1e-50")).stationary_distribution("mp")
+    tiny = mpmath.mpf("1e-50")                      # one binary value for both computations
+    r = TwoQueueJSQ(10, tiny).stationary_distribution("mp")
     with mpmath.workdps(40):
-        assert abs(r.blocking() / symloss.erlang_b(20, mpmath.mpf("1e-50"), dps=35) - 1) < mpmath.mpf(10) ** -29
+        assert abs(r.blocking() / symloss.erlang_b(20, tiny, dps=35) - 1) < mpmath.mpf(10) ** -29
