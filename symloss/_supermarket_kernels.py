@@ -250,19 +250,26 @@ def _csr_build(N, u, v):
         indices[fill[b]] = a
         fill[b] += 1
     for i in range(N):
-        lo = indptr[i]
-        hi = indptr[i + 1]
-        if hi - lo > 32:
-            indices[lo:hi] = np.sort(indices[lo:hi])
-        else:
-            for p in range(lo + 1, hi):
-                x = indices[p]
-                r = p - 1
-                while r >= lo and indices[r] > x:
-                    indices[r + 1] = indices[r]
-                    r -= 1
-                indices[r + 1] = x
+        _shell_sort(indices, indptr[i], indptr[i + 1])
     return indptr, indices
+
+
+@njit(cache=True)
+def _shell_sort(a, lo, hi):
+    """Sort ``a[lo:hi]`` in place (Shell sort, Ciura gaps; rows are short, and this compiles fast)."""
+    n = hi - lo
+    gaps = (701, 301, 132, 57, 23, 10, 4, 1)
+    for gi in range(len(gaps)):
+        gap = gaps[gi]
+        if gap >= n:
+            continue
+        for p in range(lo + gap, hi):
+            x = a[p]
+            r = p
+            while r - gap >= lo and a[r - gap] > x:
+                a[r] = a[r - gap]
+                r -= gap
+            a[r] = x
 
 
 @njit(inline="always")
@@ -277,7 +284,7 @@ def _splitmix(state):
 
 
 @njit(cache=True)
-def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, n_slots, h, warm_slots,
+def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, counts, h, warm_slots,
                         n_batches, seed):
     """Uniformised simulation: potential events at constant rate ``(1 + lam) N``.
 
@@ -288,12 +295,12 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
     end is recorded. Time integrals over a slot use the conditional expectation given the
     number ``n`` of events: each of the ``n + 1`` visited states holds for ``h/(n + 1)`` on
     average (uniform spacings), which is unbiased. Per-event random numbers come from an inline
-    splitmix64 generator; the Poisson counts from numba's generator; both seeded from ``seed``.
+    splitmix64 generator seeded from ``seed``.
 
     ``kreg > 0`` means every vertex has degree ``kreg`` and ``indices`` is read with stride ``kreg``.
     Returns ``(rec_cnt, area, batch_area, n_arrivals, n_departures, n_dummy, kmax_seen)``.
     """
-    np.random.seed(seed & 0x7FFFFFFF)
+    n_slots = counts.shape[0]
     state = np.uint64(seed) * np.uint64(0x2545F4914F6CDD1D) + np.uint64(0x632BE59BD9B4E019)
     kcap = 64
     qmax0 = 0
@@ -329,7 +336,7 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
     vv = np.empty(CH, dtype=np.int64)
     ww = np.empty(CH * dm1, dtype=np.int64)
     for sl in range(n_slots):
-        n = np.random.poisson(Lam * h)
+        n = counts[sl]
         accQ = float(total)
         done = 0
         while done < n:

@@ -955,6 +955,13 @@ def _seed_seq(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
+def _child(ss: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
+    """The ``i``-th child of ``ss``, computed without changing ``ss`` (unlike ``ss.spawn``), so the
+    same SeedSequence object always gives the same streams."""
+    return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (1000 + i,),
+                                  pool_size=ss.pool_size)
+
+
 def _seed_int(seed) -> tuple[int, np.random.SeedSequence]:
     ss = _seed_seq(seed)
     return int(ss.generate_state(1, dtype=np.uint32)[0]), ss
@@ -1056,7 +1063,7 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         raise TypeError(f"replace must be True or False, got {replace!r}")
     seed_int, ss = _seed_int(seed)
     if isinstance(graph, str):
-        graph = make_graph(graph, N, k=k, c=c, seed=np.random.default_rng(ss.spawn(1)[0]))
+        graph = make_graph(graph, N, k=k, c=c, seed=np.random.default_rng(_child(ss, 0)))
     else:
         if N is not None or k is not None or c is not None:
             raise TypeError("N, k and c are only used when graph is a family name")
@@ -1088,10 +1095,11 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
             raise ValueError(f"only {n_slots - warm_slots} recording intervals after the warmup, fewer than "
                              f"batches={batches}: lower record_every or batches")
         warmup = warm_slots * rec
+        counts = np.random.default_rng(_child(ss, 1)).poisson((1.0 + lam) * Nv * rec, size=n_slots)
         t0 = time.perf_counter()
         rec_cnt, area, batch_area, n_arr, n_dep, n_dummy, kmax = _uniformized_kernel(
-            indptr, indices, kreg, bool(graph.complete), Nv, d, lam, bool(replace), q, n_slots, rec,
-            warm_slots, batches, seed_int)
+            indptr, indices, kreg, bool(graph.complete), Nv, d, lam, bool(replace), q,
+            counts.astype(np.int64), rec, warm_slots, batches, seed_int)
         secs = time.perf_counter() - t0
         rec_t = np.arange(n_slots + 1) * rec
         method_text = ("uniformised exact simulation (numba): potential events at rate (1+lam)N, Poisson "
@@ -1185,7 +1193,8 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
     check_choice(mode, "mode", ("quenched", "annealed"))
     rec = T / 100 if record_every is None else float(check_real(record_every, "record_every", lower=0,
                                                                   lower_open=True, upper=T))
-    children = _seed_seq(seed).spawn(2 * runs + 1)
+    root = _seed_seq(seed)
+    children = [_child(root, 10 + i) for i in range(2 * runs + 1)]
     if isinstance(graph, str):
         family = graph
         if N is None:

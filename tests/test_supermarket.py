@@ -425,3 +425,10 @@ def test_seed_forms():
     assert np.array_equal(a.s, b.s) and np.array_equal(c.s, d.s)
     with pytest.raises(TypeError, match="seed"):
         symloss.simulate_supermarket(g, lam=0.6, t_end=5, seed="x")
+
+
+def test_same_seedsequence_object_reused_gives_same_output():
+    ss = np.random.SeedSequence(42)
+    a = symloss.simulate_supermarket("random_regular", N=300, k=3, lam=0.6, t_end=5, seed=ss)
+    b = symloss.simulate_supermarket("random_regular", N=300, k=3, lam=0.6, t_end=5, seed=ss)
+    assert np.array_equal(a.s, b.s) and a.graph == b.graph
