@@ -420,8 +420,15 @@ class TwoQueueJSQ:
     --------
     >>> from fractions import Fraction
     >>> res = TwoQueueJSQ(2, 1).stationary_distribution("exact")
-    >>> res.blocking()
-    2/21
+    >>> res.blocking()          # E(4, 1)
+    1/65
+    >>> res.imbalance()[0]      # P(m = n)
+    107/195
+    >>> model = TwoQueueJSQ(300, 1000)                       # a = 0.3
+    >>> model.regime
+    '1/4<a<1/2'
+    >>> round(float(model.asymptotic("blocking")), 3)        # 1 - 2a
+    0.4
     """
 
     def __init__(self, N, rho):
