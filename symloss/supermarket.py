@@ -357,14 +357,14 @@ class Supermarket:
             mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
             precision (values in :attr:`OdeSolution.s_mp`).
 
-        The truncation level starts at ``max(K, len(s0) + 2)`` and is doubled until the largest
+        The truncation level starts at ``max(K + 1, len(s0) + 1)`` and is doubled until the largest
         value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or
         ``10^-(dps+5)`` with ``dps``).
         """
         s0v = _check_s0(s0)
         tt = _check_times(t)
         tol = self.tail_tol if dps is None else min(self.tail_tol, 10.0 ** (-(check_dps(dps) + 5)))
-        K = max(self.K, len(s0v) + 1, self.truncation_level(tol) if dps is not None else 0)
+        K = max(self.K + 1, len(s0v) + 1, self.truncation_level(tol) + 1 if dps is not None else 0)
         for _ in range(8):
             if dps is None:
                 sol = self._ode_float(s0v, tt, K, rtol, atol)
