@@ -26,7 +26,7 @@ import math
 import numbers
 import time
 import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Sequence
@@ -861,10 +861,6 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
 # --------------------------------------------------------------------------------------------------
 # simulation
 # --------------------------------------------------------------------------------------------------
-
-_T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-          10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-          18: 2.101, 19: 2.093, 20: 2.086, 24: 2.064, 29: 2.045, 39: 2.023, 49: 2.010}
 
 
 def _t975(df: int) -> float:
