@@ -314,6 +314,8 @@ class Supermarket:
         def compute(w):
             with mpmath.workdps(w):
                 lam = _lam_mpf(self.lam)
+                if self.d == 1:          # M/M/1: sum_k lam^k = lam/(1 - lam)
+                    return lam / (1 - lam)
                 total = mpmath.mpf(0)
                 k = 1
                 while True:
