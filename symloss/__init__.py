@@ -46,6 +46,13 @@ _EXPORTS = {
     "pair_approximation": ".supermarket",
     "make_graph": ".supermarket",
     "ode_distance": ".supermarket",
+    "Graph": ".supermarket",
+    "SimulationResult": ".supermarket",
+    "DistanceResult": ".supermarket",
+    "PairApproximationResult": ".supermarket",
+    "SupermarketFixedPoint": ".supermarket",
+    "OdeSolution": ".supermarket",
+    "GRAPH_FAMILIES": ".supermarket",
     # parameter sweeps
     "sweep": ".sweep",
     "load_sweep": ".sweep",
