@@ -10,7 +10,7 @@ import importlib
 
 __version__ = "0.1.0"
 
-# public name -> defining module (relative to this package)
+# public name -> defining module (relative to this package), or "module:attribute" for an alias
 _EXPORTS = {
     # precision policy
     "PrecisionError": "._precision",
@@ -40,6 +40,11 @@ _EXPORTS = {
     "exact_finite_n": ".simulation",
     "finite_n_threshold": ".simulation",
     "refined_mean_field": ".simulation",
+    "SimulationResult": ".simulation",
+    "ExactFiniteNResult": ".simulation",
+    "RefinedMeanFieldResult": ".simulation",
+    "FiniteNThresholdResult": ".simulation",
+    "conditional_blocking": ".simulation",
     # supermarket model on graphs (seed 002)
     "Supermarket": ".supermarket",
     "simulate_supermarket": ".supermarket",
@@ -47,7 +52,7 @@ _EXPORTS = {
     "make_graph": ".supermarket",
     "ode_distance": ".supermarket",
     "Graph": ".supermarket",
-    "SimulationResult": ".supermarket",
+    "SupermarketSimulationResult": ".supermarket:SimulationResult",
     "DistanceResult": ".supermarket",
     "PairApproximationResult": ".supermarket",
     "SupermarketFixedPoint": ".supermarket",
@@ -80,7 +85,8 @@ def __getattr__(name: str):
         module = _EXPORTS[name]
     except KeyError:
         raise AttributeError(f"module 'symloss' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(module, __name__), name)
+    module, _, attr = module.partition(":")
+    value = getattr(importlib.import_module(module, __name__), attr or name)
     globals()[name] = value
     return value
 
