@@ -45,8 +45,10 @@ Source: seeds/000_23f33c6a2eab69fc.txt; MATH.md section 2 ("small-load leading t
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import numbers
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,7 +59,7 @@ from flint import fmpq, fmpq_poly
 from ._precision import DEFAULT_DPS, check_dps, rounded, to_mpf
 from ._validation import check_int, check_real
 
-__all__ = ["blocking_series", "blocking_expansion", "BlockingSeries"]
+__all__ = ["blocking_series", "blocking_expansion", "BlockingSeries", "big_int_str"]
 
 RHO = sp.Symbol("rho", positive=True)
 _T = sp.Symbol("t", positive=True)
@@ -138,6 +140,10 @@ class BlockingSeries:
             return rounded(_rat_mpf(c) * to_mpf(rho) ** e, dps)
 
     def to_dict(self) -> dict:
+        with big_int_str():
+            return self._to_dict()
+
+    def _to_dict(self) -> dict:
         return {"policy": self.policy, "C": self.C, "d": self.d, "at": self.at,
                 "terms": [[str(c), int(k)] for c, k in self.terms],
                 "next_term": None if self.next_term is None else [str(self.next_term[0]), int(self.next_term[1])],
@@ -145,13 +151,32 @@ class BlockingSeries:
                 "expr": str(self.expr)}
 
     def _repr_latex_(self) -> str:
-        return "$" + sp.latex(self.expr) + "$"
+        with big_int_str():
+            return "$" + sp.latex(self.expr) + "$"
 
     def __repr__(self) -> str:
-        text = str(self.expr)
+        with big_int_str():
+            text = str(self.expr)
         if len(text) > 300:
             text = text[:300] + " ..."
         return f"BlockingSeries({self.policy}, C={self.C}, d={self.d}, at={self.at}: {text})"
+
+
+@contextlib.contextmanager
+def big_int_str():
+    """Context: allow ``str`` of integers with more than 4300 digits (Python's default limit), which
+    the exact coefficients of power-of-d at small load exceed for ``C >= 10`` or large ``d``.
+    The previous limit is restored on exit."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:  # pragma: no cover - Python < 3.11
+        yield
+        return
+    old = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
 
 
 def _rat_mpf(c):
@@ -333,6 +358,7 @@ def _solve_leading(lead_eqs, cs):
     """Solve the triangular leading system: repeatedly pick an equation linear in exactly one
     unknown coefficient (the others being known)."""
     known: dict = {}
+    pivots: dict = {}
     eqs = list(lead_eqs)
     while len(known) < len(cs):
         progress = False
@@ -355,6 +381,7 @@ def _solve_leading(lead_eqs, cs):
                 if val == 0:
                     raise ValueError("leading coefficient 0: wrong dominant balance")
                 known[c] = val
+                pivots[i] = c
                 eqs[i] = None
                 progress = True
         if not progress:
@@ -362,7 +389,7 @@ def _solve_leading(lead_eqs, cs):
     for e in eqs:
         if e is not None and sp.expand(e.xreplace(known)) != 0:
             raise ValueError("leading system inconsistent")
-    return [known[c] for c in cs]
+    return [known[c] for c in cs], pivots
 
 
 def _to_fmpq(x) -> fmpq:
@@ -372,15 +399,19 @@ def _to_fmpq(x) -> fmpq:
 
 class _SeriesPoly:
     """A polynomial in the unknown series ``v`` and in ``t`` (terms with t-degree >= M dropped),
-    evaluated on truncated power series (fmpq_poly) modulo t^M."""
+    evaluated on truncated power series (fmpq_poly) modulo t^M. Coefficients may contain the
+    leading-coefficient symbols; ``cmap`` gives their values, substituted only in the kept terms
+    (for power-of-d at small load the values have ~d^C digits while the kept ratios are small)."""
 
-    def __init__(self, expr, vs, M):
+    def __init__(self, expr, vs, M, cmap=None):
         self.terms = []
         for e, coeff in _laurent_terms(expr, _T).items():
             if e < 0:
                 raise ValueError("negative power of t after scaling")
             if e >= M:
                 continue
+            if cmap:
+                coeff = sp.expand(coeff.xreplace(cmap))
             P = sp.Poly(coeff, *vs)
             for mon, c in P.terms():
                 self.terms.append((e, mon, _to_fmpq(c)))
@@ -417,16 +448,20 @@ def _expand(model, policy, where, n):
         low = min(terms)
         shifts.append(low)
         scaled_lead.append(terms[low])
-    cvals = _solve_leading(scaled_lead, cs)
-    # 2. scaled system in v with the leading coefficients fixed
+    cvals, pivots = _solve_leading(scaled_lead, cs)
+    cmap = dict(zip(cs, cvals))
+    # 2. scaled system in v, kept symbolic in the c_k and divided by the pivot coefficient of each
+    #    equation, so that the (possibly enormous) values c_k enter only through small ratios
     G_exprs = []
-    for eq, low in zip(eqs, shifts):
-        G_exprs.append(sp.expand(_substitute(eq, scal, cvals, vs, where) * _T ** (-low)))
+    for i, (eq, low) in enumerate(zip(eqs, shifts)):
+        g = sp.expand(_substitute(eq, scal, cs, vs, where) * _T ** (-low))
+        if i in pivots:
+            g = sp.expand(g / pivots[i])
+        if any(e < 0 for e in _laurent_terms(g, _T)):
+            raise ValueError("scaled equations are not polynomial in t (wrong dominant balance)")
+        G_exprs.append(g)
     # Jacobian at (v, t) = (0, 0) and G(0, 0) = 0
-    at0 = [sp.expand(g.xreplace({_T: 0})) if not any(e < 0 for e in _laurent_terms(g, _T)) else None
-           for g in G_exprs]
-    if any(a is None for a in at0):
-        raise ValueError("scaled equations are not polynomial in t (wrong dominant balance)")
+    at0 = [sp.expand(_laurent_terms(g, _T).get(0, sp.Integer(0)).xreplace(cmap)) for g in G_exprs]
     if any(a.xreplace({v: 0 for v in vs}) != 0 for a in at0):
         raise ValueError("leading coefficients do not solve the scaled system")
     J0 = sp.Matrix([[sp.diff(a, v).xreplace({w: 0 for w in vs}) for v in vs] for a in at0])
@@ -434,27 +469,33 @@ def _expand(model, policy, where, n):
         raise ValueError("singular Jacobian of the scaled system: the expansion is not a regular power series")
     J0inv = J0.inv()
     Jinv = [[_to_fmpq(J0inv[i, j]) for j in range(m)] for i in range(m)]
-    # blocking expression: B = t^low_B * (polynomial in v, t)
-    B_expr = _substitute(model.blocking_expr(), scal, cvals, vs, where)
+    # blocking expression: B = K t^low_B * (polynomial in v, t), K the leading constant
+    B_expr = _substitute(model.blocking_expr(), scal, cs, vs, where)
     B_terms = _laurent_terms(B_expr, _T)
     low_B = min(B_terms)
     B_scaled = sp.expand(B_expr * _T ** (-low_B))
+    K = sp.expand(B_terms[low_B].xreplace({v: 0 for v in vs}))
+    if K != 0 and not K.is_Add:
+        B_scaled = sp.expand(B_scaled / K)
+        Kval = sp.Rational(K.xreplace(cmap))
+    else:
+        Kval = sp.Integer(1)
     sign_t = 1 if where == "0" else -1   # rho exponent = sign_t * t exponent
 
     M = max(8, 2 * (n + 1) * (d if policy == "power" and where == "0" else 1) + 2)
     while True:
-        v = _solve_series(G_exprs, vs, Jinv, M)
-        Bs = _SeriesPoly(B_scaled, vs, M)(v, M, {})
+        v = _solve_series(G_exprs, vs, Jinv, M, cmap)
+        Bs = _SeriesPoly(B_scaled, vs, M, cmap)(v, M, {})
         coeffs = Bs.coeffs()
         nz = [(j, coeffs[j]) for j in range(len(coeffs)) if coeffs[j] != 0]
         if len(nz) >= n + 1 or M >= _MAX_ORDER:
             break
         M *= 2
     kept = nz[:n]
-    terms = [(sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j)) for j, c in kept]
+    terms = [(Kval * sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j)) for j, c in kept]
     if len(nz) > n:
         j, c = nz[n]
-        nxt = (sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j))
+        nxt = (Kval * sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j))
         rem = nxt[1]
     else:
         nxt = None
@@ -466,9 +507,9 @@ def _expand(model, policy, where, n):
     return BlockingSeries(policy, C, d, where, terms, nxt, rem, M, method, exps)
 
 
-def _solve_series(G_exprs, vs, Jinv, M):
+def _solve_series(G_exprs, vs, Jinv, M, cmap):
     m = len(vs)
-    G = [_SeriesPoly(g, vs, M) for g in G_exprs]
+    G = [_SeriesPoly(g, vs, M, cmap) for g in G_exprs]
     v = [fmpq_poly([]) for _ in range(m)]
     for _it in range(M + 3):
         cache: dict = {}

@@ -256,6 +256,12 @@ def _run_table(args) -> int:
 # ==================================================================================================
 
 def _run_derive(args) -> int:
+    from ..meanfield_series import big_int_str
+    with big_int_str():   # exact coefficients can have more than 4300 digits
+        return _derive(args)
+
+
+def _derive(args) -> int:
     import sympy as sp
 
     from ..meanfield_series import blocking_series
