@@ -272,3 +272,9 @@ def test_bad_model():
         s.evaluate(0)
     with pytest.raises(ValueError, match="dps"):
         s.evaluate(1, dps=3)
+
+
+def test_model_series_method_uses_this_module():
+    for model in (symloss.PowerOfD(2, 2), symloss.RetrialOfD(2, 3), symloss.JSQ(2)):
+        for at in (0, sp.oo):
+            assert model.series(at, n=2) == blocking_series(model, at, 2)
