@@ -177,8 +177,8 @@ def marginal_min_tail(N: int, rho: float, corner: np.ndarray, k0: int) -> np.nda
     .. math:: \frac{P(\min = m - 1)}{P(\min = m)} \approx \max\Big(\frac{m}{\rho},
               \frac{2m(2m-1)}{\rho^2}\Big),
 
-    the larger of the imbalanced ray (the other queue full, the less occupied one an Erlang queue fed
-    by the whole stream) and the balanced ray (both queues equal, the total an Erlang queue). The
+    the larger of the imbalanced ray (the less occupied queue receives every arrival: locally an
+    Erlang queue fed by the whole stream) and the balanced ray (both queues equal, the total an Erlang queue). The
     rays exchange dominance at ``m = rho/4`` (the origin of the a ~ 1/4 regime); there the formula is
     only leading order (the switch is smoothed over a layer of width O(sqrt(rho)))."""
     out = np.array(corner, dtype=float)
