@@ -23,7 +23,8 @@ import math
 
 import numpy as np
 
-__all__ = ["marginal_min_tail", "outer_conditional", "corner_conditionals", "approximate_joint", "blocking_asymptotic",
+__all__ = ["marginal_min_tail", "outer_conditional", "corner_conditionals", "approximate_joint",
+           "blocking_asymptotic",
            "imbalance_limit", "tail_rate"]
 
 
@@ -178,8 +179,8 @@ def marginal_min_tail(N: int, rho: float, corner: np.ndarray, k0: int) -> np.nda
               \frac{2m(2m-1)}{\rho^2}\Big),
 
     the larger of the imbalanced ray (the less occupied queue receives every arrival: locally an
-    Erlang queue fed by the whole stream) and the balanced ray (both queues equal, the total an Erlang queue). The
-    rays exchange dominance at ``m = rho/4`` (the origin of the a ~ 1/4 regime); there the formula is
+    Erlang queue fed by the whole stream) and the balanced ray (both queues equal, the total an
+    Erlang queue). The rays exchange dominance at ``m = rho/4`` (the origin of the a ~ 1/4 regime); there the formula is
     only leading order (the switch is smoothed over a layer of width O(sqrt(rho)))."""
     out = np.array(corner, dtype=float)
     for m in range(N - k0, 0, -1):

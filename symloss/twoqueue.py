@@ -615,7 +615,8 @@ class TwoQueueJSQ:
             ``"float"`` (N <= 2000): Gauss-Seidel / exact aggregation, O(states) per sweep.
             ``"mp"`` (N <= 200): level reduction in arbitrary precision, checked entrywise at
             two working precisions (``PrecisionError`` otherwise), ``mpf`` rounded to ``dps``
-            digits. ``"exact"`` (N <= 30, rational rho): level reduction in ``fmpq``. ``"symbolic"`` (N <= 6): rational functions of
+            digits. ``"exact"`` (N <= 30, rational rho): level reduction in ``fmpq``.
+            ``"symbolic"`` (N <= 6): rational functions of
             :math:`\rho` (SymPy), whatever value ``rho`` has.
         dps : int
             Digits for ``"mp"``.

@@ -262,7 +262,8 @@ def _evidence_ok(rows) -> bool:
 
 
 @claim("seed003.imbalance_limit",
-       statement=r"With $N=a\rho$, $\rho\to\infty$ and $\hat a=\min(a,1/2)$: $P(m=n)\to\frac{1-\hat a}{1+\hat a}$ "
+       statement=r"With $N=a\rho$, $\rho\to\infty$ and $\hat a=\min(a,1/2)$: "
+                 r"$P(m=n)\to\frac{1-\hat a}{1+\hat a}$ "
                  r"and $P(|m-n|=i)\to\frac{2\hat a^i}{(1+\hat a)^{i+1}}$ for $i\ge1$.",
        source=SOURCE + " (imbalance facts)",
        method="exact stationary laws (float solver, residual < 1e-12) at rho = 40..320 for a in "
