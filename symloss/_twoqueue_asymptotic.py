@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-__all__ = ["marginal_min_tail", "outer_conditional", "corner_conditionals", "approximate_joint",
+__all__ = ["marginal_min_tail", "ray_tie_probability", "outer_conditional", "corner_conditionals", "approximate_joint",
            "blocking_asymptotic",
            "imbalance_limit", "tail_rate"]
 
@@ -170,21 +170,44 @@ def imbalance_limit(a: float, imax: int) -> np.ndarray:
     return out
 
 
-def marginal_min_tail(N: int, rho: float, corner: np.ndarray, k0: int) -> np.ndarray:
-    r"""Less occupied queue, far from the corner (WKB / discrete ray continuation).
+def ray_tie_probability(x):
+    r"""Leading-order :math:`e(x) = P(m = n \mid \min(m,n) = x\rho)` on the dominant ray:
+    ``max(0, (4x - 1)/(4x + 1))`` (0 on the imbalanced ray ``x < 1/4``)."""
+    x = np.asarray(x, dtype=float)
+    return np.maximum(0.0, (4 * x - 1) / (4 * x + 1))
 
-    Keeps ``corner[m]`` for deficits ``N - m <= k0`` and continues downwards with the local ratio
 
-    .. math:: \frac{P(\min = m - 1)}{P(\min = m)} \approx \max\Big(\frac{m}{\rho},
-              \frac{2m(2m-1)}{\rho^2}\Big),
+def marginal_min_tail(N: int, rho: float, p_approx: np.ndarray, blocking: float, k0: int) -> np.ndarray:
+    r"""Law of the less occupied queue, uniformly down to ``min = 0`` (a < 1/2).
 
-    the larger of the imbalanced ray (the less occupied queue receives every arrival: locally an
-    Erlang queue fed by the whole stream) and the balanced ray (both queues equal, the total an
-    Erlang queue). The rays exchange dominance at ``m = rho/4`` (the origin of the a ~ 1/4 regime); there the formula is
-    only leading order (the switch is smoothed over a layer of width O(sqrt(rho)))."""
-    out = np.array(corner, dtype=float)
-    for m in range(N - k0, 0, -1):
-        out[m - 1] = out[m] * max(m / rho, 2.0 * m * (2.0 * m - 1.0) / rho ** 2)
+    Exact cut equation between ``min = m - 1`` and ``min = m`` (arrivals raise the minimum only when
+    ``m != n``; departures lower it at rate ``m``, or ``2m`` on the diagonal):
+
+    .. math:: \rho\,P(\min = m-1)\,(1 - e_{m-1}) = m\,P(\min = m)\,(1 + e_m),
+              \qquad e_m = P(m = n \mid \min = m),
+
+    started from :math:`P(\min = N) = p(N, N) = E(2N, \rho)` (exact). ``e_m`` is taken from the
+    corner approximation ``p_approx`` for deficits ``N - m <= k0`` and from the ray value
+    :func:`ray_tie_probability` beyond. The local ratio is then
+    :math:`(m/\rho)(1+e)/(1-e) \to \max(x, 4x^2)`, ``x = m/rho``: the imbalanced ray (the less occupied
+    queue takes every arrival, an Erlang queue locally) against the balanced ray (both queues equal, the
+    total an Erlang queue); they exchange at ``m = rho/4``, the origin of the a ~ 1/4 regime. For
+    ``a < 1/4`` the whole tail is on the imbalanced ray and the result is uniformly O(1/rho)-accurate;
+    for ``a > 1/4`` the exchange layer (width O(sqrt(rho)) around ``rho/4``) is not resolved and only the
+    exponent is right below it (prefactor O(1) off)."""
+    diag = np.diag(p_approx)
+    pm = np.array([p_approx[k, k] + 2.0 * p_approx[k, k + 1:].sum() for k in range(N + 1)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        e_in = np.where(pm > 1e-300, diag / pm, 0.0)
+    m = np.arange(N + 1)
+    e = ray_tie_probability(m / rho)
+    near = (N - m) <= k0
+    e[near] = e_in[near]
+    e = np.clip(e, 0.0, 1.0 - 1e-15)
+    out = np.zeros(N + 1)
+    out[N] = blocking
+    for k in range(N, 0, -1):
+        out[k - 1] = out[k] * (k / rho) * (1.0 + e[k]) / (1.0 - e[k - 1])
     return out
 
 

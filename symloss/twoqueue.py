@@ -551,8 +551,10 @@ class TwoQueueJSQ:
             (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
             asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
             deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (``a < 1/2``:
-            the corner law for deficits ``<= J`` continued by the two-ray WKB ratio
-            ``max(m/rho, 2m(2m-1)/rho^2)``, valid far into the tail).
+            the law of the less occupied queue down to 0 from the exact cut equation with the tie
+            probability from the corner law (deficits ``<= J``, default ``sqrt(rho)``) and from the
+            dominant ray beyond; uniformly O(1/rho) for ``a < 1/4``, exponent only below the
+            exchange point ``rho/4`` for ``a > 1/4``).
         regime : str, optional
             One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
         J : int, optional
@@ -587,11 +589,9 @@ class TwoQueueJSQ:
         if quantity == "marginal_min_tail":
             if N / rho >= 0.5:
                 raise ValueError(f"marginal_min_tail is for a = N/rho < 1/2, got a = {N / rho}")
-            k0 = min(N, J if J is not None else 3)
+            k0 = min(N, J if J is not None else int(math.sqrt(rho)))
             P, level, conds = asy.approximate_joint(N, rho, reg)
-            return asy.marginal_min_tail(N, rho, TwoQueueDistribution(
-                N=N, rho=self.rho, method="asymptotic", p=P, level=level,
-                conditional_levels=conds).marginal_min(), k0)
+            return asy.marginal_min_tail(N, rho, P, float(level[-1]), k0)
         P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
         dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
                                     conditional_levels=conds, seconds=time.perf_counter() - t0)

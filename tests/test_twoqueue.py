@@ -331,7 +331,12 @@ def test_tail_rate_of_less_occupied_queue():
         far = slice(1, N - 30)
         lr = np.abs(np.log(tail[far] / ex[far]))
         assert lr.max() < 0.2 * np.log(ex[N - 30] / ex[1])   # log-accuracy across the tail
+        if N / rho < 0.25:   # whole tail on the imbalanced ray: uniformly accurate, O(1/rho)
+            assert np.max(np.abs(tail / ex - 1)) < 0.02
     assert TwoQueueJSQ(45, 300).asymptotic("tail_rate") == pytest.approx(0.15)
+    small = TwoQueueJSQ(15, 100)
+    e100 = np.max(np.abs(small.asymptotic("marginal_min_tail") / small.stationary_distribution().marginal_min() - 1))
+    assert 0.004 < e100 < 0.03   # and three times larger at rho = 100 than at 300 (checked above)
 
 
 # ---- notebook --------------------------------------------------------------------------------------
