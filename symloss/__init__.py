@@ -32,6 +32,11 @@ _EXPORTS = {
     "FixedPointResult": ".meanfield",
     "crossing_loads": ".meanfield",
     "threshold_load": ".meanfield",
+    "CrossingResult": ".meanfield",
+    "OdeResult": ".meanfield",
+    "blocking_series": ".meanfield_series",
+    "blocking_expansion": ".meanfield_series",
+    "BlockingSeries": ".meanfield_series",
     # two M/M/N/N queues under JSQ (seed 003)
     "TwoQueueJSQ": ".twoqueue",
     "jsq_regime": ".twoqueue",

@@ -276,9 +276,10 @@ class RetrialOfD(_MeanFieldModel):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symloss import RetrialOfD
-    >>> RetrialOfD(2, 2).blocking(1, dps=20)
-    mpf('0.067558952178453099784')
+    >>> mpmath.nstr(RetrialOfD(2, 2).blocking(1, dps=20), 20)     # (2^(1/3) - 1)^2
+    '0.067558952178453145217'
     """
     name = "retrial"
 
@@ -449,9 +450,10 @@ class RandomRouting(RetrialOfD):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symloss import RandomRouting
-    >>> RandomRouting(2).blocking(1, dps=15)
-    mpf('0.2')
+    >>> mpmath.nstr(RandomRouting(2).blocking(1, dps=15), 15)
+    '0.2'
     """
     name = "random"
 
@@ -474,9 +476,10 @@ class PowerOfD(_MeanFieldModel):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symloss import PowerOfD
-    >>> PowerOfD(2, 2).blocking(1, dps=20)
-    mpf('0.053034671871595417917')
+    >>> mpmath.nstr(PowerOfD(2, 2).blocking(1, dps=20), 20)
+    '0.053034671871595439739'
     """
     name = "power"
 
@@ -685,9 +688,10 @@ class JSQ(_MeanFieldModel):
 
     Examples
     --------
+    >>> import mpmath
     >>> from symloss import JSQ
-    >>> JSQ(2).blocking(4, dps=15)
-    mpf('0.5')
+    >>> mpmath.nstr(JSQ(2).blocking(4, dps=15), 15)
+    '0.5'
     """
     name = "jsq"
 
@@ -762,7 +766,7 @@ def _physical_factor(P: sp.Poly, model, what: str) -> sp.Poly:
     """The irreducible factor of ``P(rho, B)`` that vanishes at the certified blocking at a sample
     load (rho = 3/2, checked to 40 digits)."""
     facs = sp.factor_list(P.as_expr())[1]
-    B = model.blocking(sp.Rational(3, 2) if False else _frac(3, 2), dps=40)
+    B = model.blocking(_frac(3, 2), dps=40)
     best, val = None, None
     with mpmath.workdps(60):
         for f, _m in facs:
@@ -806,8 +810,9 @@ class CrossingResult:
 
 def _logdiff(C, d, dt, rho, dps):
     """log B_ret(dt) - log B_pod(d) with certified brackets: returns (value, lo, hi)."""
-    r = RetrialOfD(C, dt).fixed_point(rho, dps=dps)
-    p = PowerOfD(C, d).fixed_point(rho, dps=dps)
+    _check_rho(rho)
+    r = RetrialOfD(C, dt)._fixed_point(rho, dps, residual=False)
+    p = PowerOfD(C, d)._fixed_point(rho, dps, residual=False)
     with mpmath.workdps(dps + 10):
         v = mpmath.log(r.blocking) - mpmath.log(p.blocking)
         lo = mpmath.log(r.blocking_bracket[0]) - mpmath.log(p.blocking_bracket[1])
@@ -992,11 +997,14 @@ def threshold_load(C, d, dt, *, dps: int = DEFAULT_DPS, rho_max=None):
     larger load (in the mean field); exactly 0 where that holds for every load.
 
     Computed as the largest crossing of :func:`crossing_loads` on ``[rho_min, rho_max]`` with
-    ``rho_min = 10^-2`` and ``rho_max = 50 C`` (default). Below ``rho_min`` the small-load expansions
-    decide: :math:`B_{ret}(\tilde d) \sim (\rho^C/C!)^{\tilde d}` against
-    :math:`B_{pod}(d) \sim c\,\rho^{d(d^C-1)/(d-1)}`; the sign at ``rho_max`` must be
-    "retrial lower" (the large-load behaviour proved in seed 000 for ``dt > d``), else a
-    ``ValueError`` says that no threshold exists in range.
+    ``rho_min = 10^-2`` and ``rho_max = 50 C`` (default). The sign at ``rho_max`` must be
+    "retrial lower" (for ``dt > d`` both blockings are ``1 - C/rho + C/(d rho^2) + O(rho^-3)``, so
+    retrial-of-dt is lower at large load), else a ``ValueError`` asks for a larger ``rho_max``.
+    Without a crossing in range, 0 is returned when the sign at ``10^-2`` agrees with the exact
+    small-load leading terms (:math:`B_{ret}(\tilde d) \sim (\rho^C/C!)^{\tilde d}` against
+    :math:`B_{pod}(d) \sim c\,\rho^{d(d^C-1)/(d-1)}`, from :mod:`symloss.meanfield_series`);
+    otherwise ``[10^-6, 10^-2]`` is searched. Not excluded: a pair of crossings below ``10^-2``
+    between which the sign returns (use ``symloss verify`` for the certified cases).
 
     Examples
     --------
@@ -1019,11 +1027,17 @@ def threshold_load(C, d, dt, *, dps: int = DEFAULT_DPS, rho_max=None):
                          "increase rho_max")
     if res.crossings:
         return res.crossings[-1]
-    # no crossing in [0.01, rho_max]: the small-load exponents decide below 0.01
-    e_ret = C * dt
-    e_pod = d * (d ** C - 1) // (d - 1) if d > 1 else C
-    if e_ret > e_pod or (e_ret == e_pod):
-        low = _logdiff(C, d, dt, 0.01, 15)
-        if low[2] < 0:
-            return mpmath.mpf(0)
-    raise ValueError("the sign below rho = 0.01 is not settled by the small-load exponents")
+    # no crossing in [0.01, rho_max]: compare the sign at 0.01 with the exact small-load leading terms
+    # B ~ c rho^e of both policies (symloss.meanfield_series)
+    from .meanfield_series import blocking_expansion
+    low = _logdiff(C, d, dt, 0.01, 15)
+    lead_ret = blocking_expansion(RetrialOfD(C, dt), 0, 1).terms[0]
+    lead_pod = blocking_expansion(PowerOfD(C, d) if d > 1 else RandomRouting(C), 0, 1).terms[0]
+    (c_r, e_r), (c_p, e_p) = lead_ret, lead_pod
+    ret_lower_at_0 = e_r > e_p or (e_r == e_p and c_r < c_p)
+    if low[2] < 0 and ret_lower_at_0:
+        return mpmath.mpf(0)
+    sub = crossing_loads(C, d, dt, rho_min=1e-6, rho_max=0.01, dps=dps, method="adaptive")
+    if sub.crossings:
+        return sub.crossings[-1]
+    raise ValueError(f"the sign below rho = 0.01 is not settled (leading terms {lead_ret} vs {lead_pod})")
