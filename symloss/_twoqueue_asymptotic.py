@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-__all__ = ["marginal_min_tail", "ray_tie_probability", "outer_conditional", "corner_conditionals", "approximate_joint",
+__all__ = ["marginal_min_tail", "min_law_from_diagonal", "diagonal_composite", "local_decay", "outer_conditional", "corner_conditionals", "approximate_joint",
            "blocking_asymptotic",
            "imbalance_limit", "tail_rate"]
 
@@ -170,45 +170,69 @@ def imbalance_limit(a: float, imax: int) -> np.ndarray:
     return out
 
 
-def ray_tie_probability(x):
-    r"""Leading-order :math:`e(x) = P(m = n \mid \min(m,n) = x\rho)` on the dominant ray:
-    ``max(0, (4x - 1)/(4x + 1))`` (0 on the imbalanced ray ``x < 1/4``)."""
-    x = np.asarray(x, dtype=float)
-    return np.maximum(0.0, (4 * x - 1) / (4 * x + 1))
+def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
+    r"""Exact identity: the law of :math:`\min(m, n)` from the diagonal :math:`p(n, n)` alone,
 
+    .. math:: P(\min = m) = p(m, m) + 2\sum_{n > m} p(n, n)\,\frac{n!}{m!\,\rho^{\,n-m}},
 
-def marginal_min_tail(N: int, rho: float, p_approx: np.ndarray, blocking: float, k0: int) -> np.ndarray:
-    r"""Law of the less occupied queue, uniformly down to ``min = 0`` (a < 1/2).
-
-    Exact cut equation between ``min = m - 1`` and ``min = m`` (arrivals raise the minimum only when
-    ``m != n``; departures lower it at rate ``m``, or ``2m`` on the diagonal):
-
-    .. math:: \rho\,P(\min = m-1)\,(1 - e_{m-1}) = m\,P(\min = m)\,(1 + e_m),
-              \qquad e_m = P(m = n \mid \min = m),
-
-    started from :math:`P(\min = N) = p(N, N) = E(2N, \rho)` (exact). ``e_m`` is taken from the
-    corner approximation ``p_approx`` for deficits ``N - m <= k0`` and from the ray value
-    :func:`ray_tie_probability` beyond. The local ratio is then
-    :math:`(m/\rho)(1+e)/(1-e) \to \max(x, 4x^2)`, ``x = m/rho``: the imbalanced ray (the less occupied
-    queue takes every arrival, an Erlang queue locally) against the balanced ray (both queues equal, the
-    total an Erlang queue); they exchange at ``m = rho/4``, the origin of the a ~ 1/4 regime. For
-    ``a < 1/4`` the whole tail is on the imbalanced ray and the result is uniformly O(1/rho)-accurate;
-    for ``a > 1/4`` the exchange layer (width O(sqrt(rho)) around ``rho/4``) is not resolved and only the
-    exponent is right below it (prefactor O(1) off)."""
-    diag = np.diag(p_approx)
-    pm = np.array([p_approx[k, k] + 2.0 * p_approx[k, k + 1:].sum() for k in range(N + 1)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        e_in = np.where(pm > 1e-300, diag / pm, 0.0)
-    m = np.arange(N + 1)
-    e = ray_tie_probability(m / rho)
-    near = (N - m) <= k0
-    e[near] = e_in[near]
-    e = np.clip(e, 0.0, 1.0 - 1e-15)
+    the unrolled cut equation :math:`\rho\,[P(\min=m-1) - p(m-1,m-1)] = m\,[P(\min=m) + p(m,m)]`
+    (arrivals raise the minimum only off the diagonal; departures lower it at rate ``m``, ``2m`` on
+    the diagonal). Computed by the backward recursion :math:`S_{m-1} = (m/\rho)(p(m,m) + S_m)`,
+    :math:`S_N = 0`, :math:`P(\min = m) = p(m,m) + 2 S_m` (positive terms only)."""
+    N = len(diag) - 1
     out = np.zeros(N + 1)
-    out[N] = blocking
-    for k in range(N, 0, -1):
-        out[k - 1] = out[k] * (k / rho) * (1.0 + e[k]) / (1.0 - e[k - 1])
+    S = 0.0
+    out[N] = diag[N]
+    for m in range(N, 0, -1):
+        S = (m / rho) * (diag[m] + S)
+        out[m - 1] = diag[m - 1] + 2.0 * S
     return out
+
+
+def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = None) -> np.ndarray:
+    r"""Composite approximation of the diagonal :math:`p(n, n) = \pi_{2n} c_{2n}(0)`, a < 1/2.
+
+    Outer (frozen reversed chain, valid away from the corner): :math:`c_K(0) = 1 - \theta_K`,
+    :math:`\theta_K = \rho/(\rho + 2K)`. Inner (corner, deficit ``j = 2N - K``): the longer-queue
+    law (3) with ``2a``, closed at ``j = J`` by the outer law at ``r = 2a`` (so it matches).
+    Composite: :math:`c_K(0) = (1 - \theta_K) + (c^{in}_j(0) - 4a/(1+4a))` for ``j <= J``, the outer
+    value beyond. Error O(1/rho) uniformly along the diagonal."""
+    a = min(N / rho, 0.5)
+    J = min(N, 200) if J is None else min(J, N)
+    th0 = 1.0 / (1.0 + 4.0 * a)
+    dsJ = np.arange(J % 2, J + 1, 2)
+    term = np.where(dsJ == 0, 1 - th0, (1 - th0 ** 2) * th0 ** (np.maximum(dsJ, 1) - 1.0))
+    inner = corner_conditionals(a, J, terminal=term / term.sum())
+    lim = 1.0 - th0
+    out = np.zeros(N + 1)
+    for n in range(N + 1):
+        K = 2 * n
+        j = 2 * N - K
+        c0 = 1.0 - rho / (rho + 2.0 * K)
+        if j <= J:
+            c0 += inner[j][0] - lim
+        out[n] = level[K] * min(max(c0, 0.0), 1.0)
+    return out
+
+
+def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = None) -> np.ndarray:
+    r"""Law of the less occupied queue, uniformly over ``min = 0..N`` (a < 1/2):
+    :func:`min_law_from_diagonal` applied to :func:`diagonal_composite`.
+
+    The sum over the diagonal produces both rays by itself: the *imbalanced* one (local decay
+    ``x = m/rho``: the less occupied queue takes every arrival) and the *balanced* one (``4x^2``: the
+    total as an Erlang queue), and their exchange at ``m = rho/4`` (the origin of the a ~ 1/4 regime) is a
+    Laplace-type sum over ``n`` near ``rho/4`` of width O(sqrt(rho)), resolved without a separate layer
+    analysis. Measured max relative error over all ``m`` (tails down to 1e-200 and below): about 0.06,
+    0.018, 0.0096 at rho = 100, 400, 800 for a = 0.35 and 0.45; 0.033, 0.0097, 0.0050 for a = 0.15."""
+    return min_law_from_diagonal(diagonal_composite(N, rho, level, J), rho)
+
+
+def local_decay(m: np.ndarray, rho: float) -> np.ndarray:
+    r"""Leading-order ray ratio :math:`P(\min = m-1)/P(\min = m) \approx \max(x, 4x^2)` with the
+    finite-``rho`` forms ``max(m/rho, 2m(2m-1)/rho^2)``."""
+    m = np.asarray(m, dtype=float)
+    return np.maximum(m / rho, 2 * m * (2 * m - 1) / rho ** 2)
 
 
 def tail_rate(a: float) -> float:

@@ -551,10 +551,10 @@ class TwoQueueJSQ:
             (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
             asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
             deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (``a < 1/2``:
-            the law of the less occupied queue down to 0 from the exact cut equation with the tie
-            probability from the corner law (deficits ``<= J``, default ``sqrt(rho)``) and from the
-            dominant ray beyond; uniformly O(1/rho) for ``a < 1/4``, exponent only below the
-            exchange point ``rho/4`` for ``a > 1/4``).
+            the law of the less occupied queue over the whole range ``0..N``, from the exact
+            identity P(min = m) = p(m,m) + 2 sum_{n>m} p(n,n) n!/(m! rho^(n-m)) applied to a
+            composite (corner + outer) diagonal; uniformly O(1/rho), including across the exchange
+            of the two rays at ``m = rho/4``).
         regime : str, optional
             One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
         J : int, optional
@@ -589,9 +589,8 @@ class TwoQueueJSQ:
         if quantity == "marginal_min_tail":
             if N / rho >= 0.5:
                 raise ValueError(f"marginal_min_tail is for a = N/rho < 1/2, got a = {N / rho}")
-            k0 = min(N, J if J is not None else int(math.sqrt(rho)))
-            P, level, conds = asy.approximate_joint(N, rho, reg)
-            return asy.marginal_min_tail(N, rho, P, float(level[-1]), k0)
+            level, _ = self.level_probabilities("float")
+            return asy.marginal_min_tail(N, rho, level, J)
         P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
         dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
                                     conditional_levels=conds, seconds=time.perf_counter() - t0)

@@ -311,7 +311,7 @@ def test_asymptotic_conditional_given_total():
 
 
 def test_tail_rate_of_less_occupied_queue():
-    from symloss._twoqueue_asymptotic import corner_conditionals
+    from symloss._twoqueue_asymptotic import corner_conditionals, local_decay
     for a in (0.15, 0.35):
         c = corner_conditionals(a, 120)
         pv = np.zeros(121)
@@ -320,23 +320,38 @@ def test_tail_rate_of_less_occupied_queue():
                 d = j % 2 + 2 * t
                 pv[(j + d) // 2] += (1 - 2 * a) * (2 * a) ** j * x
         assert pv[41] / pv[40] == pytest.approx(max(a, 4 * a * a), rel=1e-3)
-    # in the finite system the rate is local: x = min/rho replaces a (WKB), two rays
+    # in the finite system the rate is local: x = min/rho replaces a (two rays)
     for N, rho in ((45, 300), (105, 300)):               # a = 0.15 and a = 0.35
         model = TwoQueueJSQ(N, rho)
         ex = model.stationary_distribution().marginal_min()
-        tail = model.asymptotic("marginal_min_tail")
         for m in (N - 20, N - 40, N // 3, 5):
-            ratio = ex[m - 1] / ex[m]
-            assert ratio == pytest.approx(max(m / rho, 2 * m * (2 * m - 1) / rho ** 2), rel=0.1)
-        far = slice(1, N - 30)
-        lr = np.abs(np.log(tail[far] / ex[far]))
-        assert lr.max() < 0.2 * np.log(ex[N - 30] / ex[1])   # log-accuracy across the tail
-        if N / rho < 0.25:   # whole tail on the imbalanced ray: uniformly accurate, O(1/rho)
-            assert np.max(np.abs(tail / ex - 1)) < 0.02
+            assert ex[m - 1] / ex[m] == pytest.approx(float(local_decay(m, rho)), rel=0.1)
+        # uniform approximation over the whole range (probabilities down to ~1e-200), across the
+        # exchange of the rays at m = rho/4 for a = 0.35
+        tail = model.asymptotic("marginal_min_tail")
+        assert np.max(np.abs(tail / ex - 1)) < 0.03
     assert TwoQueueJSQ(45, 300).asymptotic("tail_rate") == pytest.approx(0.15)
-    small = TwoQueueJSQ(15, 100)
-    e100 = np.max(np.abs(small.asymptotic("marginal_min_tail") / small.stationary_distribution().marginal_min() - 1))
-    assert 0.004 < e100 < 0.03   # and three times larger at rho = 100 than at 300 (checked above)
+    e = []
+    for rho in (100, 300):
+        model = TwoQueueJSQ(int(0.35 * rho), rho)
+        e.append(np.max(np.abs(model.asymptotic("marginal_min_tail")
+                               / model.stationary_distribution().marginal_min() - 1)))
+    assert e[1] < e[0] / 2.2                       # O(1/rho): factor 3 expected
+
+
+def test_min_law_from_diagonal_is_exact():
+    from symloss._twoqueue_asymptotic import min_law_from_diagonal
+    ex = TwoQueueJSQ(7, Fraction(9, 2)).stationary_distribution("exact")
+    mm = ex.marginal_min()
+    # the identity in exact arithmetic: P(min=m) = p(m,m) + 2 sum_{n>m} p(n,n) n!/(m! rho^(n-m))
+    rho = fmpq(9, 2)
+    for m in range(8):
+        s = sum((ex.p[n][n] * math.factorial(n) / math.factorial(m) / rho ** (n - m) for n in range(m + 1, 8)),
+                fmpq(0))
+        assert mm[m] == ex.p[m][m] + 2 * s
+    fl = TwoQueueJSQ(60, 150.0).stationary_distribution()
+    got = min_law_from_diagonal(np.diag(fl.p).copy(), 150.0)
+    assert np.max(np.abs(got / fl.marginal_min() - 1)) < 1e-12
 
 
 # ---- notebook --------------------------------------------------------------------------------------
