@@ -550,7 +550,7 @@ class TwoQueueJSQ:
             as :meth:`TwoQueueDistribution.conditional`), ``"imbalance"``, ``"imbalance_limit"``
             (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
             asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
-            deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (``a < 1/2``:
+            deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (any ``a``:
             the law of the less occupied queue over the whole range ``0..N``, from the exact
             identity P(min = m) = p(m,m) + 2 sum_{n>m} p(n,n) n!/(m! rho^(n-m)) applied to a
             composite (corner + outer) diagonal; uniformly O(1/rho), including across the exchange
@@ -587,8 +587,6 @@ class TwoQueueJSQ:
             J = check_int(J, "J", min_value=2)
         t0 = time.perf_counter()
         if quantity == "marginal_min_tail":
-            if N / rho >= 0.5:
-                raise ValueError(f"marginal_min_tail is for a = N/rho < 1/2, got a = {N / rho}")
             level, _ = self.level_probabilities("float")
             return asy.marginal_min_tail(N, rho, level, J)
         P, level, conds = asy.approximate_joint(N, rho, reg, J=J)

@@ -337,6 +337,10 @@ def test_tail_rate_of_less_occupied_queue():
         e.append(np.max(np.abs(model.asymptotic("marginal_min_tail")
                                / model.stationary_distribution().marginal_min() - 1)))
     assert e[1] < e[0] / 2.2                       # O(1/rho): factor 3 expected
+    big = TwoQueueJSQ(200, 200)                    # a = 1: same construction, corner is a far tail
+    exb = big.stationary_distribution().marginal_min()
+    sel = exb > 1e-300
+    assert np.max(np.abs(big.asymptotic("marginal_min_tail")[sel] / exb[sel] - 1)) < 0.05
 
 
 def test_min_law_from_diagonal_is_exact():
