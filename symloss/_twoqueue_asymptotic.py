@@ -15,7 +15,11 @@ Derivations: ``docs/twoqueue.md``. Summary (``K = m + n``, ``d = |m - n|``, ``j 
   (computed here to machine precision, no closed form); error O(1/rho). The 1/4 boundary is in
   the tail of the less occupied queue: :math:`P(N - \min = k) \asymp \max(a, 4a^2)^k`;
 * ``a ~ 1/2`` (``2N = rho + beta sqrt(rho)``): outer law for ``j > J``, the critical corner problem
-  (same recursion with ``2a -> 2N/rho``) for ``j <= J``, matched to the outer law at ``j = J``.
+  (same recursion with the slowly varying ``2a_j = (2N - j)/rho``) for ``j <= J``, matched to the outer
+  law at ``j = J``;
+* the law of the less occupied queue over its whole range, every regime: the exact identity
+  :math:`P(\min = m) = p(m,m) + 2\sum_{n>m} p(n,n) n!/(m!\rho^{n-m})` on a composite (corner + outer)
+  diagonal; uniformly O(1/rho), the exchange of the two rays at ``m = rho/4`` included.
 """
 from __future__ import annotations
 
