@@ -62,7 +62,7 @@ from ._validation import check_choice, check_int, check_real
 __all__ = ["TwoQueueJSQ", "TwoQueueDistribution", "jsq_regime", "METHOD_LIMITS"]
 
 #: largest ``N`` accepted by each method of :meth:`TwoQueueJSQ.stationary_distribution`
-METHOD_LIMITS = {"float": 2000, "mp": 200, "exact": 30, "symbolic": 6}
+METHOD_LIMITS = {"float": 2000, "mp": 200, "exact": 30, "symbolic": 8}
 _METHOD_ADVICE = {
     "symbolic": "use method='exact' (rational rho, N <= 30) or 'mp'",
     "exact": "use method='mp' (N <= 200) or 'float' (N <= 2000)",
@@ -613,7 +613,7 @@ class TwoQueueJSQ:
             ``"mp"`` (N <= 200): level reduction in arbitrary precision, checked entrywise at
             two working precisions (``PrecisionError`` otherwise), ``mpf`` rounded to ``dps``
             digits. ``"exact"`` (N <= 30, rational rho): level reduction in ``fmpq``.
-            ``"symbolic"`` (N <= 6): rational functions of
+            ``"symbolic"`` (N <= 8): rational functions of
             :math:`\rho` (SymPy), whatever value ``rho`` has.
         dps : int
             Digits for ``"mp"``.

@@ -242,8 +242,8 @@ def test_bad_input():
         TwoQueueJSQ(2.5, 1.0)
     with pytest.raises(ValueError, match="method"):
         TwoQueueJSQ(3, 1).stationary_distribution("lu")
-    with pytest.raises(ValueError, match="N <= 6.*exact"):
-        TwoQueueJSQ(7, 1).stationary_distribution("symbolic")
+    with pytest.raises(ValueError, match="N <= 8.*exact"):
+        TwoQueueJSQ(9, 1).stationary_distribution("symbolic")
     with pytest.raises(ValueError, match="N <= 30.*mp"):
         TwoQueueJSQ(31, 1).stationary_distribution("exact")
     with pytest.raises(ValueError, match="N <= 200.*float"):
