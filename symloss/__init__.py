@@ -40,6 +40,7 @@ _EXPORTS = {
     # two M/M/N/N queues under JSQ (seed 003)
     "TwoQueueJSQ": ".twoqueue",
     "jsq_regime": ".twoqueue",
+    "TwoQueueDistribution": ".twoqueue",
     # finite-N simulation and refined mean field (seed 000)
     "simulate": ".simulation",
     "exact_finite_n": ".simulation",
