@@ -468,7 +468,23 @@ class RandomRouting(RetrialOfD):
 # power-of-d (state: u_k = fraction of servers with at least k jobs, k = 1..C)
 # ==================================================================================================
 
-class PowerOfD(_MeanFieldModel):
+class _TailStateModel(_MeanFieldModel):
+    """State ``u_1..u_C``: the fraction of servers holding at least ``k`` jobs (``u_0 = 1``,
+    ``u_{C+1} = 0``)."""
+
+    def __init__(self, C, d=1):
+        super().__init__(C, d)
+        self.variables = tuple(sp.Symbol(f"u{k}", nonnegative=True) for k in range(1, self.C + 1))
+
+    def _u(self, k):
+        if k == 0:
+            return sp.Integer(1)
+        if k == self.C + 1:
+            return sp.Integer(0)
+        return self.variables[k - 1]
+
+
+class PowerOfD(_TailStateModel):
     r"""Power-of-d (JSQ(d) among ``d`` servers sampled with replacement).
 
     .. math:: \rho (u_{k-1}^d - u_k^d) = k (u_k - u_{k+1}), \quad u_0 = 1,\ u_{C+1} = 0,
@@ -485,14 +501,6 @@ class PowerOfD(_MeanFieldModel):
 
     def __init__(self, C, d):
         super().__init__(C, d)
-        self.variables = tuple(sp.Symbol(f"u{k}", nonnegative=True) for k in range(1, self.C + 1))
-
-    def _u(self, k):
-        if k == 0:
-            return sp.Integer(1)
-        if k == self.C + 1:
-            return sp.Integer(0)
-        return self.variables[k - 1]
 
     def transitions(self):
         n, d = self.C, self.d
@@ -682,7 +690,7 @@ class PowerOfD(_MeanFieldModel):
 # full JSQ
 # ==================================================================================================
 
-class JSQ(_MeanFieldModel):
+class JSQ(_TailStateModel):
     r"""Join the shortest queue among all servers: the fluid lower bound
     :math:`B = \max(0, 1 - C/\rho)` (servers are filled level by level).
 
@@ -697,14 +705,6 @@ class JSQ(_MeanFieldModel):
 
     def __init__(self, C):
         super().__init__(C, 1)
-        self.variables = tuple(sp.Symbol(f"u{k}", nonnegative=True) for k in range(1, self.C + 1))
-
-    def _u(self, k):
-        if k == 0:
-            return sp.Integer(1)
-        if k == self.C + 1:
-            return sp.Integer(0)
-        return self.variables[k - 1]
 
     def transitions(self):
         """Arrivals join the lowest level that is not full (fluid JSQ): the arrival flux to level
