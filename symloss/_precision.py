@@ -33,6 +33,7 @@ __all__ = [
     "agree_at_two_precisions",
     "to_arb",
     "to_mpf",
+    "mpf_to_str",
     "arb_to_mpf",
     "arb_relative_accuracy_ok",
     "flint_prec",
@@ -118,6 +119,13 @@ def flint_prec(prec: int) -> Iterator[None]:
         yield
     finally:
         flint_ctx.prec = old
+
+
+def mpf_to_str(x) -> str:
+    """Decimal string of an mpf with every digit its mantissa carries (not the ambient ``mp.dps``)."""
+    x = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
+    bc = x._mpf_[3]
+    return mpmath.nstr(x, max(15, int(bc * 0.3010299956639812) + 1), strip_zeros=True)
 
 
 def to_mpf(x):

@@ -37,7 +37,8 @@ from typing import Any, Sequence
 import mpmath
 import numpy as np
 
-from ._precision import DEFAULT_DPS, PrecisionError, agree_at_two_precisions, check_dps, rounded, working
+from ._precision import (DEFAULT_DPS, PrecisionError, agree_at_two_precisions, check_dps, mpf_to_str, rounded,
+                         working)
 from ._validation import check_int, check_real
 
 __all__ = [
@@ -57,7 +58,7 @@ def _plain(x):
     if isinstance(x, Fraction):
         return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
     if isinstance(x, mpmath.mpf):
-        return str(x)
+        return mpf_to_str(x)      # every carried digit, not the ambient mp.dps
     if isinstance(x, np.generic):
         return x.item()
     if isinstance(x, np.ndarray):
