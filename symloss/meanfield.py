@@ -877,7 +877,7 @@ def crossing_loads(C, d, dt, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_D
     r"""Every load in ``[rho_min, rho_max]`` where :math:`B_{ret}(\tilde d) = B_{pod}(d)`.
 
     Algorithm: :math:`D(\rho) = \log B_{ret}(\tilde d) - \log B_{pod}(d)` is sampled on a grid
-    uniform in :math:`\log\rho` (64 cells per decade at least) and refined adaptively: a cell
+    uniform in :math:`\log\rho` (64 cells per decade at least; float64 evaluations of the same scalar reductions) and refined adaptively: a cell
     :math:`[\rho_1, \rho_2]` without a sign change is split while
     :math:`\min(|D(\rho_1)|, |D(\rho_2)|) \le 2 L (\log\rho_2 - \log\rho_1)`, where ``L`` bounds
     :math:`|dD/d\log\rho|` on the cell estimated from the finite differences of the neighbouring
