@@ -459,3 +459,14 @@ def test_million_servers_memory():
                          timeout=120)
     rss_kb, blocking = out.stdout.split()
     assert int(rss_kb) < 1_000_000 and 0 < float(blocking) < 1
+
+
+@pytest.mark.parametrize("policy,d", [("power", 2), ("retrial", 2), ("jsq", None)])
+def test_exact_finite_n_gauss_seidel_matches_direct_lu(policy, d):
+    """Beyond the LU state limit the chain is solved by Gauss-Seidel: both solvers on the same chain."""
+    direct = exact_finite_n(policy, 30, 3, 2.8, d)
+    iterative = exact_finite_n(policy, 30, 3, 2.8, d, max_states=100)
+    assert "Gauss-Seidel" in iterative.method and "LU" in direct.method
+    assert abs(iterative.blocking - direct.blocking) <= 1e-11 * direct.blocking
+    assert np.allclose(iterative.occupancy, direct.occupancy, rtol=1e-10, atol=0)
+    assert iterative.residual < 1e-12
