@@ -1,4 +1,4 @@
-"""Benchmark of symloss.sweep: per-point overhead and the speed-up from 1 to 2 worker processes.
+"""Benchmark of symloss.sweeps: per-point overhead and the speed-up from 1 to 2 worker processes.
 
     python benchmarks/bench_sweep.py [--quick] [--no-dask]
 
@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-sw = importlib.import_module("symloss.sweep")
+sw = importlib.import_module("symloss.sweeps")
 
 
 def cheap(x):

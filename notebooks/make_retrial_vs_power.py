@@ -37,7 +37,7 @@ import pandas as pd
 import sympy as sp
 
 import symloss
-import symloss.meanfield_series  # blocking_expansion: the expansion's terms, for the numeric check
+import symloss.meanfield.series  # blocking_expansion: the expansion's terms, for the numeric check
 
 SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
 if SMALL:                      # quick run for the test suite
@@ -111,13 +111,13 @@ formal power series). At small load $B_{ret}(d) \sim (\rho^C/C!)^d$ and
 $B_{pod}(d) \sim c\,\rho^{d(d^C-1)/(d-1)}$; for $C = 2$: $B_{pod}(2) \sim \rho^6/4$ and
 $B_{ret}(3) \sim \rho^6/8$, so retrial-of-3 already blocks less at small load. At large load both
 policies give $B = 1 - C/\rho + C/(d\rho^2) + O(\rho^{-3})$: retrial-of-$\tilde d$ is lower than
-power-of-$d$ there exactly when $\tilde d > d$ (`model.series` calls `symloss.meanfield_series`)."""),
+power-of-$d$ there exactly when $\tilde d > d$ (`model.series` calls `symloss.meanfield.series`)."""),
     ("code", r"""for model in (symloss.RetrialOfD(2, 2), symloss.RetrialOfD(2, 3), symloss.PowerOfD(2, 2), symloss.PowerOfD(3, 2)):
     display(sp.Eq(sp.Symbol(f"B_{{{model.name}}}^{{C={model.C},d={model.d}}}"), model.series(0, n=3)))
 for model in (symloss.RetrialOfD(2, 3), symloss.PowerOfD(2, 2)):
     display(sp.Eq(sp.Symbol(f"B_{{{model.name}}}^{{C={model.C},d={model.d}}}"), model.series(sp.oo, n=3)))"""),
     ("code", r"""# the expansions against the certified numerics: the error behaves like the next term
-exp = symloss.meanfield_series.blocking_expansion(symloss.PowerOfD(2, 2), 0, 3)
+exp = symloss.blocking_expansion(symloss.PowerOfD(2, 2), 0, 3)
 rows = []
 for r in (0.2, 0.1, 0.05, 0.02):
     Bv = symloss.PowerOfD(2, 2).blocking(r, dps=30)

@@ -4,8 +4,13 @@ import importlib
 
 import pytest
 
-MODULES = ["symloss.erlang", "symloss.meanfield", "symloss._precision", "symloss.meanfield_series",
-           "symloss.supermarket", "symloss.simulation", "symloss.twoqueue", "symloss.admission", "symloss.sweep"]
+MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanfield.compare",
+           "symloss.core.precision", "symloss.meanfield.series", "symloss.supermarket.meanfield",
+           "symloss.supermarket.graphs", "symloss.supermarket.simulate", "symloss.supermarket.distance",
+           "symloss.supermarket.pair", "symloss.finite_n.simulate", "symloss.finite_n.exact",
+           "symloss.finite_n.refined", "symloss.finite_n.threshold", "symloss.twoqueue.jsq",
+           "symloss.admission.network", "symloss.admission.results", "symloss.admission.policies",
+           "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -560,7 +560,7 @@ def _arb_box_eval(Qdata: dict, s_lo, s_hi, r_lo, r_hi, prec: int = 512) -> tuple
     """Ball enclosure of ``Q(s, rho)`` over the box (python-flint arb, rigorous)."""
     from flint import arb
 
-    from symloss._precision import flint_prec
+    from symloss.core.precision import flint_prec
     with flint_prec(prec):
         S = arb(s_lo).union(arb(s_hi))
         R = arb(r_lo).union(arb(r_hi))

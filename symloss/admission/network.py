@@ -1,0 +1,699 @@
+r"""Admission control with lookahead in the overloaded two-class loss network (seed 001).
+
+Model (``../shared/MATH.md`` section 4; Xie, Gurvich and Küçükyavuz, *Operations Research* 73(4),
+2025; R. L. Bray, "An :math:`\Omega(\log N/N)` lookahead is sufficient to bound costs in the
+overloaded loss network", arXiv:2601.14538, 2026): ``N`` unit-capacity servers, two Poisson classes
+H and L of rates :math:`N\lambda_H`, :math:`N\lambda_L`, rewards :math:`r_H > r_L > 0` per accepted
+job, exponential service of rate :math:`\mu`, overload :math:`\lambda_H < \mu < \lambda_H+\lambda_L`.
+
+The four benchmarks (rewards are long-run averages per unit time)
+
+* :math:`R_{fluid}` - the fluid LP, :meth:`OverloadedLossNetwork.fluid_reward`;
+* :math:`R_{on}` - the optimal online policy of the average-reward MDP on the busy-server count,
+  :meth:`OverloadedLossNetwork.online_optimal` (a trunk reservation, *verified* by a
+  policy-improvement step on the exact bias);
+* :math:`R_{off}` - the offline optimum on the uniformised sample path,
+  :meth:`OverloadedLossNetwork.offline_optimal` (backward DP over events, state ``n``);
+* :math:`R_W` - a ``W``-lookahead policy on the same path: :class:`SSS`, :class:`PFI`, and the
+  rolling window dynamic program :class:`WindowDP` (a lower bound on the best ``W``-lookahead reward).
+
+The decomposition :math:`R_{fluid}-R_{on} = C_{vol} + C_{long} + C_{short}` is estimated on common
+random numbers by :meth:`OverloadedLossNetwork.decomposition`.
+
+Sample paths are *uniformised* (MATH.md section 4, pitfall): events at rate
+:math:`N(\lambda_H+\lambda_L+\mu)` are H arrivals, L arrivals, or potential departures with a uniform
+mark ``U``; a potential departure happens iff :math:`UN < n` (``n`` busy servers). The job-duration
+variant, where the controller would see each job's own service time, is only a contrast
+(:meth:`OverloadedLossNetwork.offline_interval_lp`): it beats the fluid bound by :math:`\Theta(N)`.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+import mpmath
+import numpy as np
+
+from ..core.precision import (
+    DEFAULT_DPS,
+    PrecisionError,
+    agree_at_two_precisions,
+    check_dps,
+    working,
+)
+from ..core.random import seed_sequence, spawn
+from ..core.validation import check_int, check_real
+from .policies import PFI, SSS, TrunkReservation, WindowDP
+from .results import (
+    Decomposition,
+    Estimate,
+    IntervalLPResult,
+    JobSample,
+    OfflineResult,
+    OnlineOptimum,
+    PolicyResult,
+    SamplePath,
+    TrunkReservationReward,
+)
+from .study import DecompositionStudy, fit_log_n, run_study
+
+__all__ = ["OverloadedLossNetwork"]
+
+H, L, D = 0, 1, 2  # event kinds of a uniformised path
+
+
+# ------------------------------------------------------------------------------------------------
+# the model
+# ------------------------------------------------------------------------------------------------
+
+def _kernels() -> dict:
+    """The numba kernels (imported, and compiled or loaded from cache, on first use)."""
+    from ._kernels import kernels
+    return kernels()
+
+
+def _is_rational(x) -> bool:
+    return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+class OverloadedLossNetwork:
+    r"""The overloaded two-class loss network of seed 001.
+
+    Parameters
+    ----------
+    N : int
+        Number of unit-capacity servers, ``1 <= N <= 10**7``.
+    lam_H, lam_L : real
+        Per-server arrival rates of the H and L classes (total rates ``N lam_H``, ``N lam_L``).
+    r_H, r_L : real
+        Rewards per accepted job, ``r_H > r_L > 0``.
+    mu : real, default 1
+        Service rate (the default is the integer 1, so that rational input stays exact).
+        Overload requires ``lam_H < mu < lam_H + lam_L``.
+
+    Exact types (``int``, ``Fraction``) are kept, so :meth:`fluid_reward` is an exact rational for
+    rational input.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> net = OverloadedLossNetwork(100, Fraction(1, 2), 1, 2, 1)
+    >>> net.fluid_reward()
+    Fraction(150, 1)
+    >>> net.online_optimal().threshold
+    4
+    """
+
+    def __init__(self, N, lam_H, lam_L, r_H, r_L, mu=1):
+        self.N = check_int(N, "N", min_value=1, max_value=10**7)
+        self.lam_H = check_real(lam_H, "lam_H", lower=0, lower_open=True)
+        self.lam_L = check_real(lam_L, "lam_L", lower=0, lower_open=True)
+        self.r_H = check_real(r_H, "r_H", lower=0, lower_open=True)
+        self.r_L = check_real(r_L, "r_L", lower=0, lower_open=True)
+        self.mu = check_real(mu, "mu", lower=0, lower_open=True)
+        exact = all(_is_rational(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
+        conv = Fraction if exact else (lambda x: mpmath.mpf(x) if not isinstance(x, Fraction)
+                                       else mpmath.mpf(x.numerator) / x.denominator)
+        fH, fL, fm, frH, frL = (conv(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
+        if not fH < fm:
+            raise ValueError(f"overload needs lam_H < mu (the H class alone must fit); got lam_H={lam_H!r}, "
+                             f"mu={mu!r}")
+        if not fm < fH + fL:
+            raise ValueError(f"overload needs mu < lam_H + lam_L; got lam_H + lam_L = {fH + fL}, mu={mu!r}")
+        if not frH > frL:
+            raise ValueError(f"r_H must exceed r_L (the H class pays the premium); got r_H={r_H!r}, r_L={r_L!r}")
+        self._online_cache: dict = {}
+        self._bias_cache: dict = {}
+
+    # -------------------------------------------------------------------------------- basics
+    def __repr__(self) -> str:
+        return (f"OverloadedLossNetwork(N={self.N}, lam_H={self.lam_H}, lam_L={self.lam_L}, "
+                f"r_H={self.r_H}, r_L={self.r_L}, mu={self.mu})")
+
+    @property
+    def params(self) -> dict:
+        return {"N": self.N, "lam_H": self.lam_H, "lam_L": self.lam_L, "r_H": self.r_H,
+                "r_L": self.r_L, "mu": self.mu}
+
+    def _floats(self):
+        return (float(self.lam_H), float(self.lam_L), float(self.mu), float(self.r_H), float(self.r_L))
+
+    def fluid_reward(self):
+        r"""The fluid LP value
+
+        .. math:: R_{fluid} = \max\{r_H x_H + r_L x_L : x_H + x_L \le N\mu,\ 0\le x_c\le N\lambda_c\}
+                  = N\,(r_H\lambda_H + r_L(\mu-\lambda_H)),
+
+        attained at :math:`x_H = N\lambda_H`, :math:`x_L = N(\mu-\lambda_H)`; the dual solution
+        :math:`y = r_L` (capacity), :math:`z_H = r_H - r_L`, :math:`z_L = 0` has the same value
+        (MATH.md section 4; the claim ``seed001.fluid_lp`` certifies it).
+
+        Returns a ``Fraction`` when every parameter is an ``int`` or ``Fraction``, else a float.
+        """
+        vals = (self.lam_H, self.mu, self.r_H, self.r_L)
+        if all(_is_rational(v) for v in vals):
+            lH, mu, rH, rL = (Fraction(v) for v in vals)
+            return self.N * (rH * lH + rL * (mu - lH))
+        lH, _, mu, rH, rL = self._floats()
+        return self.N * (rH * lH + rL * (mu - lH))
+
+    def fluid_expr(self, evaluate: bool = False):
+        """SymPy closed form of :meth:`fluid_reward` in the symbols ``N, lambda_H, mu, r_H, r_L``
+        (all positive); ``evaluate=True`` substitutes this model's parameters (exactly)."""
+        import sympy as sp
+        N, lH, mu, rH, rL = sp.symbols("N lambda_H mu r_H r_L", positive=True)
+        expr = N * (rH * lH + rL * (mu - lH))
+        if not evaluate:
+            return expr
+        def S(x):
+            return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else sp.nsimplify(x) \
+                if isinstance(x, int) else sp.Float(x)
+        return expr.subs({N: self.N, lH: S(self.lam_H), mu: S(self.mu), rH: S(self.r_H), rL: S(self.r_L)})
+
+    def trunk_reservation_expr(self, evaluate: bool = False):
+        r"""SymPy closed form of the trunk-reservation reward rate (the formula behind
+        :meth:`trunk_reservation`).
+
+        With :math:`m = N - K`, :math:`a = N(\lambda_H+\lambda_L)/\mu`, :math:`b = N\lambda_H/\mu`:
+
+        .. math:: R(K) = \frac{r_H N\lambda_H \left(Z - w_N\right) + r_L N\lambda_L \sum_{n<m} a^n/n!}{Z},
+                  \quad Z = \sum_{n=0}^{m-1}\frac{a^n}{n!} + \sum_{n=m}^{N}\frac{a^m b^{n-m}}{n!},
+                  \quad w_N = \frac{a^m b^{N-m}}{N!}.
+
+        Returns the expression in the symbols ``N, K, lambda_H, lambda_L, mu, r_H, r_L`` (unevaluated
+        ``Sum``\ s); ``evaluate=True`` substitutes this model's parameters and a symbol-free ``K`` is
+        still needed: use ``expr.subs(K, k).doit()`` for an exact rational at small ``N``.
+        """
+        import sympy as sp
+        N, K = sp.symbols("N K", integer=True, nonnegative=True)
+        n = sp.Symbol("n", integer=True, nonnegative=True)
+        lH, lL, mu, rH, rL = sp.symbols("lambda_H lambda_L mu r_H r_L", positive=True)
+        a, b = N * (lH + lL) / mu, N * lH / mu
+        m = N - K
+        below = sp.Sum(a ** n / sp.factorial(n), (n, 0, m - 1))
+        Z = below + sp.Sum(a ** m * b ** (n - m) / sp.factorial(n), (n, m, N))
+        wN = a ** m * b ** (N - m) / sp.factorial(N)
+        expr = (rH * N * lH * (Z - wN) + rL * N * lL * below) / Z
+        if not evaluate:
+            return expr
+
+        def S(x):
+            return sp.Rational(x.numerator, x.denominator) if isinstance(x, Fraction) else \
+                (sp.Integer(x) if isinstance(x, int) else sp.Float(x))
+        return expr.subs({N: self.N, lH: S(self.lam_H), lL: S(self.lam_L), mu: S(self.mu), rH: S(self.r_H),
+                          rL: S(self.r_L)})
+
+    # -------------------------------------------------------------------------------- online MDP
+    def _log_weights(self):
+        """LA(n) = n ln a - ln n!, LB(n) = n ln b - ln n!  (a = N(lH+lL)/mu, b = N lH/mu)."""
+        from scipy.special import gammaln
+        lH, lL, mu, _, _ = self._floats()
+        N = self.N
+        n = np.arange(N + 1, dtype=float)
+        lg = gammaln(n + 1)
+        la, lb = math.log(N * (lH + lL) / mu), math.log(N * lH / mu)
+        return n * la - lg, n * lb - lg, la - lb
+
+    def _threshold_rewards(self):
+        """Reward rate of every trunk reservation K = 0..N (float64, log space), indexed by K."""
+        lH, lL, mu, rH, rL = self._floats()
+        N = self.N
+        LA, LB, dab = self._log_weights()
+        # P[m] = log sum_{n<m} exp LA(n)   (m = 0..N ; P[0] = -inf)
+        P = np.empty(N + 1)
+        P[0] = -np.inf
+        P[1:] = np.logaddexp.accumulate(LA[:N])
+        # S[m] = log sum_{n=m}^{N} exp LB(n)
+        S = np.logaddexp.accumulate(LB[::-1])[::-1]
+        m = np.arange(N + 1, dtype=float)
+        tail = m * dab + S
+        logZ = np.logaddexp(P, tail)
+        p_below = np.exp(P - logZ)
+        p_full = np.exp(m * dab + LB[N] - logZ)
+        R = rH * N * lH * (1.0 - p_full) + rL * N * lL * p_below
+        return R[::-1].copy()  # index K = N - m
+
+    def _bias_differences(self, K: int, g: float):
+        r"""Delta h(n) = h(n+1) - h(n), n = 0..N-1, of trunk reservation K with gain g (float64).
+
+        From detailed balance, :math:`\pi_n\beta_n\Delta(n) = \sum_{k\le n}\pi_k(g-r(k))
+        = -\sum_{k>n}\pi_k(g-r(k))`; the first form is used where every term has one sign
+        (``n < N-K``), the second above."""
+        lH, lL, mu, rH, rL = self._floats()
+        N = self.N
+        LA, LB, _ = self._log_weights()
+        m = N - K
+        A, B = N * (lH + lL), N * lH
+        Rall = rH * B + rL * N * lL
+        d = np.empty(N)
+        if m > 0:
+            Pc = np.logaddexp.accumulate(LA[:m])            # log sum_{k<=n} w_k, n < m
+            d[:m] = (g - Rall) / A * np.exp(Pc - LA[:m])
+        if m < N:
+            idx = np.arange(m, N)
+            # T1(n) = log sum_{k=n+1}^{N-1} exp LB(k)
+            rev = np.concatenate(([-np.inf], np.logaddexp.accumulate(LB[N - 1:m:-1]))) if N - 1 > m else \
+                np.array([-np.inf])
+            # rev[j] = log sum of the last j terms of LB[m+1..N-1]; T1(n) needs the last N-1-n terms
+            T1 = rev[(N - 1 - idx)]
+            num = (g - rH * B) * np.exp(T1 - LB[idx]) + g * np.exp(LB[N] - LB[idx])
+            d[m:] = -num / B
+        return d
+
+    def _bias_difference_mp(self, K: int, n: int, g, dps: int):
+        """Delta h(n) at high precision (used to decide a near-tie of the improvement test)."""
+        with working(dps):
+            lH, lL, mu, rH, rL = (self._mp(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
+            N = self.N
+            m = N - K
+            A, B = N * (lH + lL), N * lH
+            w = mpmath.mpf(1)
+            s = mpmath.mpf(0)
+            wn = None
+            for k in range(N + 1):
+                if k > 0:
+                    w = w * ((A if k <= m else B) / mu) / k
+                r = (rH * B if k < N else 0) + (rL * N * lL if k < m else 0)
+                s += w * (g - r)
+                if k == n:
+                    wn = w
+                    break
+            beta = A if n < m else B
+            return s / (wn * beta)
+
+    def _head_cut(self, m: int, wdps: int) -> int:
+        """First index kept in the high-precision sums (see :meth:`trunk_reservation`)."""
+        if m <= 1:
+            return 0
+        LA, _, _ = self._log_weights()
+        cut = LA[m] - (wdps + 10) * math.log(10) - 2 * math.log(self.N + 1) - 1.0
+        idx = np.nonzero(LA[:m + 1] >= cut)[0]
+        return max(0, int(idx[0]) - 1) if idx.size else 0
+
+    @staticmethod
+    def _mp(x):
+        if isinstance(x, Fraction):
+            return mpmath.mpf(x.numerator) / x.denominator
+        return mpmath.mpf(x)
+
+    def trunk_reservation(self, K: int, dps: int = DEFAULT_DPS) -> TrunkReservationReward:
+        r"""Exact stationary reward rate of trunk reservation with reserve ``K`` (``0 <= K <= N``).
+
+        The busy count is a birth-death chain with birth rates :math:`N(\lambda_H+\lambda_L)` for
+        :math:`n < N-K`, :math:`N\lambda_H` for :math:`N-K \le n < N`, death rates :math:`n\mu`,
+        so :math:`\pi_n \propto a^n/n!` for :math:`n\le m=N-K` and :math:`\pi_n\propto a^m b^{n-m}/n!`
+        above (:math:`a = N(\lambda_H+\lambda_L)/\mu`, :math:`b = N\lambda_H/\mu`), and
+
+        .. math:: R(K) = r_H N\lambda_H (1-\pi_N) + r_L N\lambda_L P(n < N-K).
+
+        The regret is computed as :math:`(r_H-r_L)N\lambda_H\pi_N + r_L\mu E[N-n]` (MATH.md section 4;
+        no cancellation) and compared with :math:`R_{fluid}-R(K)`. Sums are taken in mpmath at
+        ``dps`` + guard digits and checked at a second precision (:class:`PrecisionError` otherwise).
+        """
+        K = check_int(K, "K", min_value=0, max_value=self.N)
+        dps = check_dps(dps)
+        N, m = self.N, self.N - K
+
+        def compute(wdps):
+            with mpmath.workdps(wdps):
+                lH, lL, mu, rH, rL = (self._mp(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
+                a, b = N * (lH + lL) / mu, N * lH / mu
+                # w_n = a^n/n! increases on n <= m (a > N >= n), so the head n < n_start can be
+                # dropped once w_n/w_m < 10^-(wdps+10)/(N+1)^2: its share of every sum below
+                # (weights up to N) is then < 10^-(wdps+10).
+                n_start = self._head_cut(m, wdps)
+                w = mpmath.mpf(1)
+                Z = mpmath.mpf(0)
+                below = mpmath.mpf(0)
+                idle = mpmath.mpf(0)
+                for n in range(n_start, N + 1):
+                    if n > n_start:
+                        w = w * (a if n <= m else b) / n
+                    Z += w
+                    if n < m:
+                        below += w
+                    idle += (N - n) * w
+                pN = w / Z
+                pb = below / Z
+                Eidle = idle / Z
+                reward = rH * N * lH * (1 - pN) + rL * N * lL * pb
+                lost = N * lH * pN
+                regret = (rH - rL) * lost + rL * mu * Eidle
+                fluid = N * (rH * lH + rL * (mu - lH))
+                return [reward, regret, lost, Eidle, pN, fluid - reward]
+
+        vals = agree_at_two_precisions(compute, dps, what=f"trunk reservation K={K}")
+        reward, regret, lost, Eidle, pN, direct = vals
+        with mpmath.workdps(dps):
+            resid = +(direct - regret)
+        return TrunkReservationReward(K=K, reward=reward, regret=regret, lost_H_rate=lost, mean_idle=Eidle,
+                                      p_full=pN, identity_residual=resid, dps=dps)
+
+    def online_optimal(self, dps: int = DEFAULT_DPS) -> OnlineOptimum:
+        r"""The optimal online admission policy (average-reward MDP on the busy count ``n``).
+
+        Algorithm
+
+        1. Every trunk reservation ``K = 0..N`` is evaluated exactly from its birth-death chain in
+           O(N) total (prefix/suffix log-sums of :math:`a^n/n!` and :math:`b^n/n!`); take the best.
+        2. *Verification, not assumption*: for that policy the bias differences
+           :math:`\Delta(n) = h(n+1)-h(n)` solve the Poisson equation
+           :math:`g = r(n) + \beta_n\Delta(n) - n\mu\Delta(n-1)`; the policy is average-optimal among
+           *all* stationary policies iff it is greedy w.r.t. its own bias (policy-improvement
+           theorem for this unichain MDP): accept class c in state n iff :math:`r_c+\Delta(n)\ge0`.
+           This is checked in every state and for both classes; a margin closer to 0 than
+           ``1e-9 r_H`` is re-decided at ``dps`` digits. If the check fails the greedy policy is
+           taken and the step repeated (policy iteration), so the returned policy is always one
+           that passed.
+        3. Reward and regret of the final threshold at ``dps`` digits (:meth:`trunk_reservation`).
+
+        Cost O(N) floats + O(N) mpmath operations; about 0.1 s at ``N = 10^4``.
+        """
+        dps = check_dps(dps)
+        key = dps
+        if key in self._online_cache:
+            return self._online_cache[key]
+        lH, lL, mu, rH, rL = self._floats()
+        N = self.N
+        R = self._threshold_rewards()
+        K = int(np.argmax(R))
+        tol = 1e-9 * rH
+        iterations = 0
+        while True:
+            iterations += 1
+            g = float(R[K])
+            d = self._bias_differences(K, g)
+            m = N - K
+            accL = rL + d >= 0
+            accH = rH + d >= 0
+            # decide near-ties at high precision
+            near = np.nonzero((np.abs(rL + d) < tol) | (np.abs(rH + d) < tol))[0]
+            if near.size:
+                gm = self.trunk_reservation(K, dps=dps).reward
+                for n in near:
+                    dm = self._bias_difference_mp(K, int(n), gm, dps)
+                    accL[n] = bool(self._mp(self.r_L) + dm >= 0)
+                    accH[n] = bool(self._mp(self.r_H) + dm >= 0)
+            cur = np.arange(N) < m
+            if np.array_equal(accL, cur) and accH.all():
+                break
+            # policy improvement: the greedy policy must be a threshold with H always accepted
+            if not accH.all():
+                raise PrecisionError("policy improvement proposes rejecting H jobs; the threshold family "
+                                     "is not closed here (not expected for r_H > r_L)")
+            nz = np.nonzero(~accL)[0]
+            m_new = int(nz[0]) if nz.size else N
+            if accL[m_new:].any():
+                raise PrecisionError("the greedy policy is not a trunk reservation")
+            if iterations > 50:
+                raise PrecisionError("policy iteration did not settle in 50 steps")
+            K = N - m_new
+        marg_L = np.where(np.arange(N) < N - K, rL + d, -(rL + d))
+        min_margin = float(min(marg_L.min(), (rH + d).min()))
+        concave = bool(np.all(np.diff(d) <= 1e-12 * (1 + np.abs(d[1:]))))
+        tr = self.trunk_reservation(K, dps=dps)
+        fluid = self.fluid_reward()
+        res = OnlineOptimum(threshold=K, reward=tr.reward, regret=tr.regret, fluid=fluid,
+                            lost_H_rate=tr.lost_H_rate, mean_idle=tr.mean_idle, min_margin=min_margin,
+                            bias_concave=concave, improvement_iterations=iterations, dps=dps,
+                            method="exact rewards of all trunk reservations (birth-death chains), "
+                                   "optimality verified by a policy-improvement step on the bias")
+        self._online_cache[key] = res
+        self._bias_cache[K] = (g, d)
+        return res
+
+    def online_bias(self):
+        """The bias ``h(n)``, ``n = 0..N`` (``h(0) = 0``) of the optimal online policy (float64)."""
+        opt = self.online_optimal()
+        if opt.threshold not in self._bias_cache:
+            g = float(opt.reward)
+            self._bias_cache[opt.threshold] = (g, self._bias_differences(opt.threshold, g))
+        d = self._bias_cache[opt.threshold][1]
+        return np.concatenate(([0.0], np.cumsum(d)))
+
+    # -------------------------------------------------------------------------------- sample paths
+    def sample_path(self, horizon, seed=None) -> SamplePath:
+        r"""Uniformised event sequence on ``[0, horizon]``.
+
+        The number of events is Poisson(:math:`N(\lambda_H+\lambda_L+\mu)T`), their times are
+        uniform order statistics (normalised exponential spacings), each is H / L / potential
+        departure with probabilities proportional to :math:`\lambda_H, \lambda_L, \mu`, and each
+        carries a uniform mark. ``seed``: int, ``SeedSequence`` or ``Generator``; identical seeds
+        give identical paths.
+        """
+        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        lH, lL, mu, _, _ = self._floats()
+        N = self.N
+        rate = N * (lH + lL + mu)
+        if rate * horizon > 5e8:
+            raise ValueError(f"horizon={horizon} gives about {rate * horizon:.3g} events; the limit is 5e8")
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        M = int(rng.poisson(rate * horizon))
+        sp = rng.standard_exponential(M + 1)
+        times = np.cumsum(sp)
+        times = times[:M] * (horizon / times[M]) if M else np.empty(0)
+        u = rng.random(M)
+        pH, pL = lH / (lH + lL + mu), lL / (lH + lL + mu)
+        kinds = np.full(M, D, dtype=np.int8)
+        kinds[u < pH + pL] = L
+        kinds[u < pH] = H
+        marks = rng.random(M)
+        return SamplePath(N=N, lam_H=lH, lam_L=lL, mu=mu, horizon=horizon,
+                          seed=seed if not isinstance(seed, np.random.Generator) else "generator",
+                          times=times, kinds=kinds, marks=marks)
+
+    def _check_path(self, path) -> SamplePath:
+        if not isinstance(path, SamplePath):
+            raise TypeError(f"path must be a SamplePath from sample_path(), got {type(path).__name__}")
+        lH, lL, mu, _, _ = self._floats()
+        if path.N != self.N or not np.allclose([path.lam_H, path.lam_L, path.mu], [lH, lL, mu]):
+            raise ValueError(f"path was drawn for N={path.N}, rates ({path.lam_H}, {path.lam_L}, {path.mu}); "
+                             f"this network has N={self.N}, rates ({lH}, {lL}, {mu})")
+        return path
+
+    def _n0(self, n0):
+        if n0 is None:
+            return self.N - self.online_optimal().threshold
+        return check_int(n0, "n0", min_value=0, max_value=self.N)
+
+    def offline_optimal(self, path: SamplePath, n0: int | None = None, method: str = "shift") -> OfflineResult:
+        r"""Exact offline optimum on a uniformised path.
+
+        Backward dynamic program over the events, :math:`V_{M}\equiv 0` and
+
+        .. math:: V_j(n) = \begin{cases} \max(V_{j+1}(n),\ r_c + V_{j+1}(n+1)) & \text{arrival of class } c,\ n<N\\
+                   V_{j+1}(n - 1_{\{UN<n\}}) & \text{potential departure with mark } U \end{cases}
+
+        (:math:`V_j(N) = V_{j+1}(N)` for arrivals), returning :math:`V_0(n_0)`. O(N x events), numba;
+        ``n0`` defaults to ``N - K*`` (the online threshold's boundary). The ``cost_rate`` is
+        :math:`(X - V_0)/T` with the path's fluid control variate ``X``
+        (:meth:`SamplePath.control_variate`), whose mean is exactly :math:`C_{vol}` at horizon T.
+
+        Implementation. By backward induction :math:`V_j(n) - V_j(n+1) \le r_H` for all ``j, n``
+        (an arrival gives :math:`V'(n)-V'(n+1) \le \max(V(n)-V(n+1), r_c)`, a departure maps the
+        difference to another difference or to 0), so the offline optimum accepts every H job that
+        finds an idle server and an H step is a shift of the array, done in O(1) by moving an offset;
+        L steps are one vectorised max pass, departures move the shorter part of the array.
+        ``method="plain"`` runs the textbook recursion (max at every arrival, full copies) instead;
+        both give the same value (tested), the default is about twice as fast.
+        """
+        path = self._check_path(path)
+        n0 = self._n0(n0)
+        _, _, _, rH, rL = self._floats()
+        if method not in ("shift", "plain"):
+            raise ValueError(f"method must be 'shift' or 'plain', got {method!r}")
+        kern = _kernels()["offline_dp" if method == "shift" else "offline_dp_plain"]
+        V = float(kern(path.kinds, path.marks, self.N, rH, rL, n0))
+        X = path.control_variate(rH, rL)
+        T = path.horizon
+        return OfflineResult(total_reward=V, reward_rate=V / T, cost_rate=(X - V) / T, horizon=T, n0=n0,
+                             n_events=path.n_events,
+                             method="backward dynamic program over the uniformised events, state n in 0..N "
+                                    f"(numba, {method})")
+
+    def evaluate(self, policy, path: SamplePath, n0: int | None = None) -> PolicyResult:
+        """Run a policy (:class:`SSS`, :class:`PFI`, :class:`WindowDP`, :class:`TrunkReservation`,
+        or ``"online"`` for the optimal online trunk reservation) on a uniformised path."""
+        path = self._check_path(path)
+        n0 = self._n0(n0)
+        _, _, _, rH, rL = self._floats()
+        N = self.N
+        dummy_h = np.zeros(1)
+        if isinstance(policy, str):
+            if policy != "online":
+                raise ValueError(f"policy must be a policy object or 'online', got {policy!r}")
+            policy = TrunkReservation(self.online_optimal().threshold)
+        if isinstance(policy, TrunkReservation):
+            if policy.K > N:
+                raise ValueError(f"K must be in [0, {N}], got {policy.K}")
+            args = (0, policy.K, 0.0, 0, dummy_h)
+        elif isinstance(policy, SSS):
+            args = (1, 0, policy.W, 0, dummy_h)
+        elif isinstance(policy, PFI):
+            level = policy.level if policy.level is not None else max(1, math.isqrt(N))
+            args = (2, 0, 0.0, level, dummy_h)
+        elif isinstance(policy, WindowDP):
+            h = self.online_bias() if policy.terminal == "online" else np.zeros(N + 1)
+            args = (3, 0, policy.W, 0, h)
+        else:
+            raise TypeError(f"policy must be SSS, PFI, WindowDP, TrunkReservation or 'online', "
+                            f"got {type(policy).__name__}")
+        mode, K, W, level, h = args
+        accH, accL, lostH, rejL, wasted, n_end = _kernels()["simulate"](
+            path.times, path.kinds, path.marks, N, n0, mode, K, W, level, h, rH, rL)
+        V = rH * accH + rL * accL
+        X = path.control_variate(rH, rL)
+        T = path.horizon
+        return PolicyResult(policy=policy.name, accepted_H=int(accH), accepted_L=int(accL), lost_H=int(lostH),
+                            rejected_L=int(rejL), wasted=int(wasted), total_reward=float(V),
+                            reward_rate=float(V) / T, cost_rate=(X - V) / T, horizon=T, n0=n0, n_end=int(n_end))
+
+    # -------------------------------------------------------------------------------- job-duration contrast
+    def sample_jobs(self, horizon, seed=None) -> JobSample:
+        """Jobs of the job-duration variant on ``[0, horizon]``: Poisson arrivals of both classes,
+        each with its own exponential(mu) service duration."""
+        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        lH, lL, mu, _, _ = self._floats()
+        N = self.N
+        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        M = int(rng.poisson(N * (lH + lL) * horizon))
+        if M > 200_000:
+            raise ValueError(f"horizon={horizon} gives about {M} jobs; the interval LP is limited to 2e5 jobs")
+        arr = np.sort(rng.random(M)) * horizon
+        cls = (rng.random(M) >= lH / (lH + lL)).astype(np.int8)
+        dur = rng.standard_exponential(M) / mu
+        return JobSample(N=N, horizon=horizon, seed=seed if not isinstance(seed, np.random.Generator) else
+                         "generator", arrivals=arr, durations=dur, classes=cls)
+
+    def offline_interval_lp(self, jobs: JobSample) -> IntervalLPResult:
+        r"""Offline optimum when each job's own service duration is known (the *wrong* benchmark).
+
+        Max-weight interval scheduling with at most ``N`` jobs in service:
+        :math:`\max \sum_j r_{c_j} x_j` s.t. for every arrival epoch :math:`s_i`,
+        :math:`\sum_{j: a_j \le s_i < a_j+d_j} x_j \le N`, :math:`0\le x\le 1`. The constraint matrix
+        has consecutive ones in each column (an interval matrix), hence is totally unimodular and
+        the LP optimum is integral (``max_fractionality`` reports the distance of the HiGHS solution
+        from {0, 1}). The controller keeps short L jobs, so the reward rate beats the fluid bound
+        by :math:`\Theta(N)` (about 1.6-1.8 per server against 1.5 at the seed's parameters). A
+        greedy feasible schedule (accept whenever a server is free) is reported as a lower bound.
+        """
+        if not isinstance(jobs, JobSample):
+            raise TypeError(f"jobs must be a JobSample from sample_jobs(), got {type(jobs).__name__}")
+        if jobs.N != self.N:
+            raise ValueError(f"jobs were drawn for N={jobs.N}, this network has N={self.N}")
+        from scipy.optimize import linprog
+        from scipy.sparse import csc_matrix
+        _, _, _, rH, rL = self._floats()
+        a, d, c = jobs.arrivals, jobs.durations, jobs.classes
+        M = a.size
+        if M == 0:
+            return IntervalLPResult(0.0, 0.0, float(self.fluid_reward()), -float(self.fluid_reward()) / self.N,
+                                    0, 0, 0, 0.0, 0.0, "empty")
+        ends = np.searchsorted(a, a + d, side="left")  # job j is active at epochs j .. ends[j]-1
+        lens = ends - np.arange(M)
+        rows = np.concatenate([np.arange(j, ends[j]) for j in range(M)])
+        cols = np.repeat(np.arange(M), lens)
+        A = csc_matrix((np.ones(rows.size), (rows, cols)), shape=(M, M))
+        w = np.where(c == 0, rH, rL)
+        res = linprog(-w, A_ub=A, b_ub=np.full(M, float(self.N)), bounds=(0, 1), method="highs")
+        if res.status != 0:
+            raise RuntimeError(f"HiGHS failed: {res.message}")
+        x = res.x
+        frac = float(np.max(np.minimum(np.abs(x), np.abs(1 - x))))
+        xi = np.round(x)
+        val = float(w @ xi)
+        # greedy feasible schedule (FCFS loss system, accept everything that fits)
+        import heapq
+        busy: list = []
+        g = 0.0
+        for j in range(M):
+            while busy and busy[0] <= a[j]:
+                heapq.heappop(busy)
+            if len(busy) < self.N:
+                heapq.heappush(busy, a[j] + d[j])
+                g += w[j]
+        T = jobs.horizon
+        fluid = float(self.fluid_reward())
+        return IntervalLPResult(value=val, reward_rate=val / T, fluid=fluid,
+                                gain_per_server=(val / T - fluid) / self.N, n_jobs=int(M),
+                                accepted_H=int(xi[c == 0].sum()), accepted_L=int(xi[c == 1].sum()),
+                                max_fractionality=frac, greedy_value=g, status=res.message)
+
+    # -------------------------------------------------------------------------------- the study
+    def window(self, c) -> float:
+        r""":math:`W = c \ln N / N`."""
+        c = check_real(c, "c", lower=0)
+        return float(c) * math.log(self.N) / self.N if self.N > 1 else float(c)
+
+    def decomposition(self, horizon, replications: int = 8, c: Sequence[float] = (1, 2, 4, 8),
+                      seed=0, n0: int | None = None, progress=None) -> Decomposition:
+        r"""Estimate :math:`C_{vol}, C_{long}, C_{short}` per unit time on common random numbers.
+
+        For each of ``replications`` independent uniformised paths of length ``horizon`` (seeds
+        spawned from ``numpy.random.SeedSequence(seed)``), with ``X`` the path's fluid control
+        variate (:math:`E X = T R_{fluid}`):
+
+        * :math:`C_{vol} \approx (X - V_{off})/T`,
+        * :math:`C_{long}(c) \approx (V_{off} - V_{W})/T` and :math:`C_{short}(c) \approx (V_W - V_{on})/T`
+          with :math:`W = c\ln N/N`, :math:`V_{on}` the optimal trunk reservation run on the same path
+          and :math:`V_W` the best (smallest mean cost over the replications) of three
+          ``W``-lookahead policies: :class:`WindowDP` with the online bias as terminal value,
+          :class:`WindowDP` with zero terminal value, and :class:`SSS`,
+
+        each with a 95 % Student-t interval over replications. Each of the three is only a lower
+        bound on the best ``W``-lookahead reward, so ``C_long`` is an upper bound on the true
+        long-run cost and ``C_short`` a lower bound on the true short-run cost (up to the small
+        optimism of picking the best of three means). ``lookahead[c]`` keeps all three cost
+        estimates and ``best[c]`` the one used. All policies start from ``n0`` (default ``N - K*``);
+        end effects are O(1/T).
+        """
+        import time
+        t0 = time.perf_counter()
+        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        replications = check_int(replications, "replications", min_value=2)
+        cs = [float(check_real(x, "c", lower=0)) for x in c]
+        opt = self.online_optimal()
+        n0 = self._n0(n0)
+        seqs = spawn(seed_sequence(seed), replications)
+        vol, on, pfi = [], [], []
+        names = ("WindowDP(online)", "WindowDP(zero)", "SSS")
+        costs = {x: {nm: [] for nm in names} for x in cs}
+        for i, ss in enumerate(seqs):
+            path = self.sample_path(horizon, ss)
+            off = self.offline_optimal(path, n0)
+            onr = self.evaluate(TrunkReservation(opt.threshold), path, n0)
+            vol.append(off.cost_rate)
+            on.append(onr.cost_rate)
+            pfi.append(self.evaluate(PFI(), path, n0).cost_rate)
+            for x in cs:
+                W = self.window(x)
+                for nm, pol in zip(names, (WindowDP(W), WindowDP(W, terminal="zero"), SSS(W))):
+                    costs[x][nm].append(self.evaluate(pol, path, n0).cost_rate)
+            if progress:
+                progress(i + 1, replications)
+        E = Estimate.from_samples
+        vol_a, on_a = np.array(vol), np.array(on)
+        best, lng, sht, look = {}, {}, {}, {}
+        for x in cs:
+            look[x] = {nm: E(v) for nm, v in costs[x].items()}
+            best[x] = min(names, key=lambda nm: look[x][nm].value)
+            b = np.array(costs[x][best[x]])
+            lng[x] = E(b - vol_a)      # (V_off - V_W) / T
+            sht[x] = E(on_a - b)       # (V_W - V_on) / T
+        return Decomposition(N=self.N, params=self.params, horizon=horizon, replications=replications,
+                             fluid=self.fluid_reward(), online_regret=float(opt.regret), threshold=opt.threshold,
+                             C_vol=E(vol), C_long=lng, C_short=sht, sss={x: look[x]["SSS"] for x in cs},
+                             pfi=E(pfi), online_sim=E(on), windows={x: self.window(x) for x in cs},
+                             seconds=time.perf_counter() - t0,
+                             window_cost={x: look[x][best[x]] for x in cs}, lookahead=look, best=best)
+
+    @classmethod
+    def decomposition_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10,
+                            c=(1, 2, 4, 8), seed=0, progress=None) -> DecompositionStudy:
+        r"""Run :meth:`decomposition` for each ``N`` in ``Ns`` (seeds ``[seed, index]``) and fit
+        :math:`C_{vol}`, :math:`C_{long}(c)`, :math:`C_{short}(c)`, the SSS and PFI costs and the
+        simulated online regret against :math:`\ln N` (:func:`fit_log_n`)."""
+        return run_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu, horizon, replications, c, seed, progress)
+
+    fit_log_n = staticmethod(fit_log_n)

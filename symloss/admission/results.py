@@ -1,0 +1,305 @@
+"""Result types of the admission-control model (seed 001).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from ..core.precision import mpf_to_str
+from ..core.stats import t_half_width
+
+# ------------------------------------------------------------------------------------------------
+# small result types
+# ------------------------------------------------------------------------------------------------
+
+def _plain(x):
+    if isinstance(x, Fraction):
+        return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else str(x.numerator)
+    if isinstance(x, mpmath.mpf):
+        return mpf_to_str(x)      # every carried digit, not the ambient mp.dps
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo mean with a two-sided 95 % Student-t confidence half-width."""
+    value: float
+    half_width: float
+    n: int
+
+    @classmethod
+    def from_samples(cls, xs) -> "Estimate":
+        xs = np.asarray(xs, dtype=float)
+        n = xs.size
+        if n == 0:
+            raise ValueError("no samples")
+        m = float(xs.mean())
+        if n == 1:
+            return cls(m, math.inf, 1)
+        hw = t_half_width(xs)
+        return cls(m, hw, n)
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return (self.value - self.half_width, self.value + self.half_width)
+
+    def to_dict(self) -> dict:
+        return {"value": self.value, "half_width": self.half_width, "n": self.n,
+                "low": self.interval[0], "high": self.interval[1]}
+
+    def __str__(self) -> str:
+        return f"{self.value:.4f} ± {self.half_width:.4f}"
+
+
+@dataclass(frozen=True)
+class TrunkReservationReward:
+    r"""Exact stationary performance of the trunk-reservation policy with reserve ``K``
+    (accept H whenever a server is idle, accept L only while more than ``K`` servers are idle).
+
+    ``reward`` is the reward rate, ``regret`` = fluid - reward computed through the identity
+    :math:`(r_H-r_L)\,\text{lost}_H + r_L\mu\,E[\text{idle}]`; ``identity_residual`` is its difference
+    from ``fluid - reward`` computed directly (both at ``dps`` digits, so it is ~ 10^-dps N)."""
+    K: int
+    reward: Any
+    regret: Any
+    lost_H_rate: Any
+    mean_idle: Any
+    p_full: Any
+    identity_residual: Any
+    dps: int
+    method: str = "birth-death chain, stationary law summed at dps + guard digits, checked at two precisions"
+
+    def to_dict(self) -> dict:
+        return {k: _plain(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class OnlineOptimum:
+    r"""The optimal online policy: trunk reservation with reserve ``threshold`` = :math:`K^*`.
+
+    ``min_margin`` is the smallest slack of the optimality (policy-improvement) inequalities
+    :math:`r_c + \Delta h(n) \gtrless 0` over all states and both classes (>= 0 certifies that no
+    improvement exists; see :meth:`OverloadedLossNetwork.online_optimal`). ``bias_concave`` says
+    whether :math:`\Delta h(n)` is non-increasing (then every greedy policy is a threshold)."""
+    threshold: int
+    reward: Any
+    regret: Any
+    fluid: Any
+    lost_H_rate: Any
+    mean_idle: Any
+    min_margin: float
+    bias_concave: bool
+    improvement_iterations: int
+    dps: int
+    method: str
+
+    def to_dict(self) -> dict:
+        return {k: _plain(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
+class SamplePath:
+    r"""A uniformised event sequence on :math:`[0, \text{horizon}]`.
+
+    ``kinds[i]`` is 0 (H arrival), 1 (L arrival) or 2 (potential departure); ``marks[i]`` is the
+    uniform mark ``U`` of event ``i`` (a potential departure happens iff ``U N < n``; marks of
+    arrivals are drawn too, and unused, so that a path is a function of the seed only)."""
+    N: int
+    lam_H: float
+    lam_L: float
+    mu: float
+    horizon: float
+    seed: Any
+    times: np.ndarray = field(repr=False)
+    kinds: np.ndarray = field(repr=False)
+    marks: np.ndarray = field(repr=False)
+
+    @property
+    def n_events(self) -> int:
+        return int(self.kinds.size)
+
+    @property
+    def counts(self) -> dict:
+        c = np.bincount(self.kinds, minlength=3)
+        return {"H": int(c[0]), "L": int(c[1]), "D": int(c[2])}
+
+    def control_variate(self, r_H, r_L) -> float:
+        r"""Pathwise fluid reward :math:`X = r_H A_H + r_L (D_{pot} - A_H)`, with
+        :math:`E[X] = T\,R_{fluid}` exactly (:math:`A_H` H arrivals, :math:`D_{pot}` potential
+        departures). For any policy, :math:`X - V = (r_H-r_L)\text{lost}_H + r_L\,\text{wasted}
+        - r_L (n_T - n_0)` (wasted = potential departures that found the marked server idle)."""
+        c = self.counts
+        return float(r_H) * c["H"] + float(r_L) * (c["D"] - c["H"])
+
+    def to_dict(self) -> dict:
+        return {"N": self.N, "lam_H": self.lam_H, "lam_L": self.lam_L, "mu": self.mu,
+                "horizon": self.horizon, "seed": _plain(self.seed), "n_events": self.n_events,
+                "counts": self.counts}
+
+
+@dataclass(frozen=True)
+class JobSample:
+    """Jobs of the job-duration variant: arrival times (sorted), own service durations, classes."""
+    N: int
+    horizon: float
+    seed: Any
+    arrivals: np.ndarray = field(repr=False)
+    durations: np.ndarray = field(repr=False)
+    classes: np.ndarray = field(repr=False)   # 0 = H, 1 = L
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.arrivals.size)
+
+    def to_dict(self) -> dict:
+        return {"N": self.N, "horizon": self.horizon, "seed": _plain(self.seed), "n_jobs": self.n_jobs}
+
+
+@dataclass(frozen=True)
+class OfflineResult:
+    r"""Exact offline optimum on one uniformised path: ``total_reward`` = :math:`V_0(n_0)`,
+    ``reward_rate`` = total / horizon, ``cost_rate`` = (X - V)/T with X the path's fluid control
+    variate (an unbiased estimate of :math:`C_{vol}` at this horizon)."""
+    total_reward: float
+    reward_rate: float
+    cost_rate: float
+    horizon: float
+    n0: int
+    n_events: int
+    method: str = "backward dynamic program over the uniformised events, state n in 0..N (numba)"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class PolicyResult:
+    """A policy run on a uniformised path: counts, reward and pathwise cost against the fluid."""
+    policy: str
+    accepted_H: int
+    accepted_L: int
+    lost_H: int
+    rejected_L: int
+    wasted: int
+    total_reward: float
+    reward_rate: float
+    cost_rate: float
+    horizon: float
+    n0: int
+    n_end: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class IntervalLPResult:
+    """Job-duration offline optimum (max-weight interval scheduling with at most N jobs in service)."""
+    value: float
+    reward_rate: float
+    fluid: float
+    gain_per_server: float
+    n_jobs: int
+    accepted_H: int
+    accepted_L: int
+    max_fractionality: float
+    greedy_value: float
+    status: str
+    method: str = "LP over jobs, one capacity row per arrival epoch (interval matrix, TU), scipy HiGHS"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Decomposition:
+    r"""Estimated decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` at one ``N``.
+
+    ``C_long[c]`` and ``C_short[c]`` use the best lookahead policy ``best[c]`` at
+    :math:`W = c\ln N/N`; ``lookahead[c]`` holds the cost rates (fluid minus reward) of all the
+    lookahead policies tried, ``sss[c]`` that of SSS(W), ``pfi`` that of PFI, ``online_sim`` that
+    of the online-optimal trunk reservation simulated on the same paths (to compare with the exact
+    ``online_regret``)."""
+    N: int
+    params: dict
+    horizon: float
+    replications: int
+    fluid: Any
+    online_regret: float
+    threshold: int
+    C_vol: Estimate
+    C_long: dict
+    C_short: dict
+    sss: dict
+    pfi: Estimate
+    online_sim: Estimate
+    windows: dict
+    seconds: float
+    window_cost: dict = field(default_factory=dict)
+    lookahead: dict = field(default_factory=dict)
+    best: dict = field(default_factory=dict)
+
+    def benchmarks(self) -> dict:
+        r"""The four reward rates: ``R_fluid`` (exact), ``R_on`` (exact MDP), and the estimates
+        ``R_off = R_fluid - C_vol`` and ``R_W[c] = R_fluid - (X - V_W)/T`` (with intervals)."""
+        fl = float(self.fluid)
+        return {"R_fluid": self.fluid, "R_on": fl - self.online_regret,
+                "R_on_sim": Estimate(fl - self.online_sim.value, self.online_sim.half_width, self.online_sim.n),
+                "R_off": Estimate(fl - self.C_vol.value, self.C_vol.half_width, self.C_vol.n),
+                "R_W": {c: Estimate(fl - e.value, e.half_width, e.n) for c, e in self.window_cost.items()}}
+
+    def rows(self) -> list[dict]:
+        """One flat row per window constant ``c`` (for a table / pandas)."""
+        out = []
+        for c in self.C_long:
+            extra = {f"cost[{nm}]": e.value for nm, e in self.lookahead.get(c, {}).items()}
+            extra.update({f"cost[{nm}]_hw": e.half_width for nm, e in self.lookahead.get(c, {}).items()})
+            out.append({"N": self.N, "c": c, "W": self.windows[c], "best": self.best.get(c),
+                        "C_vol": self.C_vol.value, "C_vol_hw": self.C_vol.half_width,
+                        "C_long": self.C_long[c].value, "C_long_hw": self.C_long[c].half_width,
+                        "C_short": self.C_short[c].value, "C_short_hw": self.C_short[c].half_width,
+                        "SSS_cost": self.sss[c].value, "SSS_cost_hw": self.sss[c].half_width,
+                        "PFI_cost": self.pfi.value, "PFI_cost_hw": self.pfi.half_width,
+                        "online_regret_exact": self.online_regret,
+                        "online_regret_sim": self.online_sim.value,
+                        "online_regret_sim_hw": self.online_sim.half_width, **extra})
+        return out
+
+    def _repr_html_(self) -> str:
+        head = ("<tr><th>c</th><th>W</th><th>R_W policy</th><th>C_vol</th><th>C_long</th><th>C_short</th>"
+                "<th>online regret (exact)</th></tr>")
+        body = "".join(
+            f"<tr><td>{c:g}</td><td>{self.windows[c]:.4g}</td><td>{self.best.get(c, '')}</td>"
+            f"<td>{self.C_vol}</td><td>{self.C_long[c]}</td><td>{self.C_short[c]}</td>"
+            f"<td>{self.online_regret:.4f}</td></tr>" for c in self.C_long)
+        return (f"<p>N = {self.N}, {self.replications} paths of length {self.horizon:g}, K* = {self.threshold}, "
+                f"95 % intervals</p><table>{head}{body}</table>")
+
+    def to_dict(self) -> dict:
+        return {"N": self.N, "params": _plain(self.params), "horizon": self.horizon,
+                "replications": self.replications, "fluid": _plain(self.fluid),
+                "online_regret": self.online_regret, "threshold": self.threshold,
+                "C_vol": self.C_vol.to_dict(),
+                "C_long": {str(c): e.to_dict() for c, e in self.C_long.items()},
+                "C_short": {str(c): e.to_dict() for c, e in self.C_short.items()},
+                "sss": {str(c): e.to_dict() for c, e in self.sss.items()},
+                "pfi": self.pfi.to_dict(), "online_sim": self.online_sim.to_dict(),
+                "windows": {str(c): w for c, w in self.windows.items()}, "seconds": self.seconds,
+                "window_cost": {str(c): e.to_dict() for c, e in self.window_cost.items()},
+                "lookahead": {str(c): {nm: e.to_dict() for nm, e in d.items()} for c, d in self.lookahead.items()},
+                "best": {str(c): b for c, b in self.best.items()}}
+
+

@@ -1,0 +1,2 @@
+"""Shared machinery: precision policy (:mod:`.precision`), argument checking (:mod:`.validation`),
+seeds (:mod:`.random`) and small statistics (:mod:`.stats`)."""

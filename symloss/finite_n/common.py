@@ -1,0 +1,76 @@
+"""Finite-N loss systems: policy names, sampling conventions and argument checks shared by the
+simulator, the exact chain, the refined mean field and the finite-N threshold.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from ..core.validation import check_choice, check_int, check_real
+
+POLICIES = ("random", "retrial", "power", "jsq")
+SAMPLINGS = ("with_replacement", "without_replacement")
+N_BATCHES = 20
+
+
+# --------------------------------------------------------------------------------------------------
+# validation shared by the public functions
+# --------------------------------------------------------------------------------------------------
+
+def _to_float(x) -> float:
+    if isinstance(x, (numbers.Real, Fraction)):
+        return float(x)
+    return float(mpmath.mpf(x))
+
+
+def _check_common(policy, N, C, rho, d, sampling, *, max_N=None):
+    check_choice(policy, "policy", POLICIES)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    N = check_int(N, "N", min_value=1, max_value=max_N)
+    C = check_int(C, "C", min_value=1)
+    check_real(rho, "rho", lower=0, lower_open=True)
+    rho_f = _to_float(rho)
+    if not math.isfinite(rho_f) or rho_f <= 0:
+        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    if policy in ("retrial", "power"):
+        if d is None:
+            raise ValueError(f"d is required for policy {policy!r} (number of attempts / samples, "
+                             f"an integer >= 1)")
+        d = check_int(d, "d", min_value=1)
+        if sampling == "without_replacement" and d > N:
+            raise ValueError(f"d must be an integer in [1, N] = [1, {N}] when sampling "
+                             f"'without_replacement', got d = {d}")
+    else:
+        if d is not None:
+            raise ValueError(f"d must be None for policy {policy!r}, got {d!r}")
+        d = 1
+    return policy, N, C, rho_f, d, sampling
+
+
+def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "with_replacement"):
+    r"""Probability that an arrival is lost when ``nfull`` of the ``N`` servers are full.
+
+    .. math::
+
+        b(n) = (n_C/N)^d \ \text{(with replacement)}, \qquad
+        b(n) = \prod_{i=0}^{d-1} \frac{n_C - i}{N - i} \ \text{(without replacement)},
+
+    ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Vectorised over ``nfull``.
+    """
+    m = np.asarray(nfull, dtype=np.float64)
+    if policy == "random":
+        return m / N
+    if policy == "jsq":
+        return (m == N).astype(np.float64)
+    if sampling == "with_replacement":
+        return (m / N) ** d
+    out = np.ones_like(m)
+    for i in range(d):
+        out = out * np.clip(m - i, 0, None) / (N - i)
+    return out
+
+

@@ -1,0 +1,525 @@
+r"""Asymptotic expansions of the mean-field blocking at small and at large load (seed 000).
+
+:func:`blocking_series` expands the stationary blocking :math:`B(\rho)` of a mean-field model of
+:mod:`symloss.meanfield` (:class:`~symloss.RetrialOfD`, :class:`~symloss.RandomRouting`,
+:class:`~symloss.PowerOfD`, :class:`~symloss.JSQ`) in powers of :math:`\rho` at :math:`\rho \to 0`
+and in powers of :math:`1/\rho` at :math:`\rho \to \infty`, exactly (rational coefficients).
+
+Method (Newton polygon, then a regular formal power series)
+------------------------------------------------------------
+The expansion is derived from the model's own stationary equations (``model.drift()``), not from
+hand-written formulas:
+
+1. **Newton-polygon / dominant-balance scaling.** Each state variable is written as
+   :math:`X_k = \beta_k + \sigma_k t^{e_k} c_k (1 + v_k)` with the small parameter :math:`t = \rho`
+   (at 0) or :math:`t = 1/\rho` (at infinity). The exponents :math:`e_k` are the valuations at which
+   two terms of each stationary equation balance (the edges of the Newton polygon):
+
+   * power-of-d at 0: :math:`u_k \sim \rho\,u_{k-1}^d/k`, so :math:`e_k = 1 + d e_{k-1}`,
+     :math:`e_k = (d^k - 1)/(d - 1)` and :math:`B_{pod}(d) = u_C^d \sim c\,\rho^{d(d^C-1)/(d-1)}`;
+   * retrial-of-d at 0: cut equations :math:`\Lambda x_{k-1} = k x_k` with :math:`\Lambda \sim \rho`,
+     so :math:`x_k \sim \rho^k/k!` and :math:`B_{ret}(d) = x_C^d \sim (\rho^C/C!)^d`;
+   * power-of-d at infinity: :math:`1 - u_k \sim c_k \rho^{-(C-k+1)}`;
+   * retrial-of-d at infinity: :math:`x_{C-j} \sim c_{C-j} \rho^{-j}` and
+     :math:`1 - x_C \sim c_C/\rho`.
+
+   For retrial-of-d the drift (a birth-death flux balance) is replaced by its partial sums, the
+   cut equations :math:`S_k = \sum_{j<k} f_j = k x_k - \Lambda x_{k-1} = 0`, which are equivalent
+   to ``drift = 0`` because :math:`\sum_j f_j \equiv 0` (checked symbolically).
+2. Each scaled equation is divided by its lowest power of ``t``. At ``t = 0`` (with ``v = 0``) the
+   scaled system is triangular in the leading coefficients :math:`c_k`; it is solved exactly.
+3. At the solution the Jacobian :math:`J_0` of the scaled system in ``v`` at ``t = 0`` is checked to
+   be invertible, so by the implicit function theorem the corrections :math:`v_k(t)` are convergent
+   power series in ``t`` with :math:`v_k(0) = 0`. They are computed by the iteration
+   :math:`v \leftarrow v - J_0^{-1} G(v, t) \bmod t^M` in exact rational arithmetic (python-flint
+   ``fmpq_poly``), which gains at least one order per step; the result is accepted only when
+   :math:`G(v, t) \equiv 0 \bmod t^M` holds exactly.
+4. The blocking expression (``model.blocking_expr()``) is expanded in the same way; ``M`` is
+   doubled until ``n + 1`` non-zero terms are known, so the returned ``O`` term is the order of
+   the first omitted non-zero term.
+
+JSQ has the exact fluid blocking :math:`\max(0, 1 - C/\rho)`: its expansion at 0 is identically 0
+and at infinity it is the two-term expression :math:`1 - C/\rho`.
+
+Source: seeds/000_23f33c6a2eab69fc.txt; MATH.md section 2 ("small-load leading terms").
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import sympy as sp
+from flint import fmpq, fmpq_poly
+
+from ..core.precision import DEFAULT_DPS, check_dps, rounded, to_mpf
+from ..core.validation import check_int, check_real
+
+__all__ = ["blocking_series", "blocking_expansion", "BlockingSeries", "big_int_str"]
+
+RHO = sp.Symbol("rho", positive=True)
+_T = sp.Symbol("t", positive=True)
+_MAX_ORDER = 1024
+_MAX_TERMS = 64
+
+
+# ==================================================================================================
+# result
+# ==================================================================================================
+
+@dataclass
+class BlockingSeries:
+    r"""An asymptotic expansion of the mean-field blocking.
+
+    :math:`B(\rho) = \sum_{i=1}^{n} a_i \rho^{k_i} + O(\rho^{k_{n+1}})` with exact rational
+    :math:`a_i`; at infinity the exponents :math:`k_i` are :math:`\le 0` and decrease.
+
+    Attributes
+    ----------
+    policy : str - ``"retrial"``, ``"random"``, ``"power"`` or ``"jsq"``
+    C, d : int
+    at : str - ``"0"`` or ``"oo"``
+    terms : list of (sympy.Rational, int) - coefficient and exponent of ``rho`` of each term
+    next_term : (sympy.Rational, int) or None - the first omitted non-zero term (None when the
+        expansion is exact or when no further non-zero term was found below the order ``order``)
+    remainder_exponent : int or None - the exponent of ``rho`` in the ``O`` term (None: exact)
+    order : int - relative truncation order used: all coefficients of the relative series below
+        ``t^order`` were computed exactly
+    method : str
+    """
+    policy: str
+    C: int
+    d: int
+    at: str
+    terms: list
+    next_term: Any
+    remainder_exponent: Any
+    order: int
+    method: str
+    leading_exponents: dict = field(default_factory=dict)
+
+    @property
+    def expr(self) -> sp.Expr:
+        """The expansion as a SymPy expression in ``rho`` including the ``O`` term."""
+        s = sum((c * RHO ** k for c, k in self.terms), sp.Integer(0))
+        if self.remainder_exponent is None:
+            return s
+        if self.at == "0":
+            return s + sp.Order(RHO ** self.remainder_exponent, (RHO, 0))
+        return s + sp.Order(RHO ** self.remainder_exponent, (RHO, sp.oo))
+
+    @property
+    def polynomial(self) -> sp.Expr:
+        """The sum of the kept terms (no ``O`` term)."""
+        return sum((c * RHO ** k for c, k in self.terms), sp.Integer(0))
+
+    def evaluate(self, rho, *, dps: int = DEFAULT_DPS, terms: int | None = None):
+        """Partial sum of the first ``terms`` terms (default: all) at ``rho``, as mpf."""
+        check_real(rho, "rho", lower=0, lower_open=True)
+        dps = check_dps(dps)
+        k = len(self.terms) if terms is None else check_int(terms, "terms", min_value=0, max_value=len(self.terms))
+        with mpmath.workdps(dps + 15):
+            r = to_mpf(rho)
+            s = mpmath.mpf(0)
+            for c, e in self.terms[:k]:
+                s += _rat_mpf(c) * r ** e
+            return rounded(s, dps)
+
+    def evaluate_next(self, rho, *, dps: int = DEFAULT_DPS):
+        """The first omitted term at ``rho`` (mpf), or 0 if there is none."""
+        check_real(rho, "rho", lower=0, lower_open=True)
+        dps = check_dps(dps)
+        if self.next_term is None:
+            return mpmath.mpf(0)
+        with mpmath.workdps(dps + 15):
+            c, e = self.next_term
+            return rounded(_rat_mpf(c) * to_mpf(rho) ** e, dps)
+
+    def to_dict(self) -> dict:
+        with big_int_str():
+            return self._to_dict()
+
+    def _to_dict(self) -> dict:
+        return {"policy": self.policy, "C": self.C, "d": self.d, "at": self.at,
+                "terms": [[str(c), int(k)] for c, k in self.terms],
+                "next_term": None if self.next_term is None else [str(self.next_term[0]), int(self.next_term[1])],
+                "remainder_exponent": self.remainder_exponent, "order": self.order, "method": self.method,
+                "expr": str(self.expr)}
+
+    def _repr_latex_(self) -> str:
+        with big_int_str():
+            return "$" + sp.latex(self.expr) + "$"
+
+    def __repr__(self) -> str:
+        with big_int_str():
+            text = str(self.expr)
+        if len(text) > 300:
+            text = text[:300] + " ..."
+        return f"BlockingSeries({self.policy}, C={self.C}, d={self.d}, at={self.at}: {text})"
+
+
+@contextlib.contextmanager
+def big_int_str():
+    """Context: allow ``str`` of integers with more than 4300 digits (Python's default limit), which
+    the exact coefficients of power-of-d at small load exceed for ``C >= 10`` or large ``d``.
+    The previous limit is restored on exit."""
+    get = getattr(sys, "get_int_max_str_digits", None)
+    if get is None:  # pragma: no cover - Python < 3.11
+        yield
+        return
+    old = get()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def _rat_mpf(c):
+    c = sp.Rational(c)
+    return mpmath.mpf(int(c.p)) / int(c.q)
+
+
+# ==================================================================================================
+# public functions
+# ==================================================================================================
+
+def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
+    r"""Asymptotic expansion of the mean-field blocking of ``model`` in ``rho``.
+
+    Parameters
+    ----------
+    model : RetrialOfD, RandomRouting, PowerOfD or JSQ
+    at : 0 or sympy.oo
+        Expansion point: ``0`` gives a series in increasing powers of ``rho``, ``sympy.oo``
+        (also accepted: ``"oo"``, ``"inf"``, ``math.inf``) a series in powers of ``1/rho``.
+    n : int
+        Number of non-zero terms kept (1 to 64).
+
+    Returns
+    -------
+    sympy.Expr
+        ``a_1 rho^k_1 + ... + a_n rho^k_n + O(rho^k_{n+1})`` with exact rational coefficients.
+        The ``O`` term is the order of the first omitted non-zero term.
+
+    Notes
+    -----
+    Small load (MATH.md section 2, seed 000):
+
+    .. math:: B_{ret}(d) = \left(\frac{\rho^C}{C!}\right)^d (1 + O(\rho)), \qquad
+              B_{pod}(d) = c\,\rho^{d (d^C - 1)/(d - 1)} (1 + O(\rho^d)),
+              \quad c = c_C^d,\ c_k = c_{k-1}^d / k,\ c_0 = 1.
+
+    Large load: :math:`B = 1 - C/\rho + O(\rho^{-2})` for every policy. The coefficients come from
+    the model's stationary equations by Newton-polygon scaling and an exact formal power series
+    (see the module docstring); the expansion is exact to the stated order, not an estimate.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> from symloss.meanfield.series import blocking_series
+    >>> blocking_series(PowerOfD(2, 2), 0, n=2)
+    rho**6/4 - rho**8/2 + O(rho**10)
+    >>> blocking_series(RetrialOfD(2, 3), 0, n=1)
+    rho**6/8 + O(rho**7)
+    >>> blocking_series(RetrialOfD(2, 2), "oo", n=3)
+    rho**(-2) - 2/rho + 1 + O(rho**(-3), (rho, oo))
+    """
+    return blocking_expansion(model, at, n).expr
+
+
+def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
+    """Like :func:`blocking_series`, but returns the :class:`BlockingSeries` (terms, next term,
+    truncation order) that the tests and the notebook use to check the expansion numerically."""
+    where = _check_at(at)
+    n = check_int(n, "n", min_value=1, max_value=_MAX_TERMS)
+    policy = _policy(model)
+    C, d = model.C, model.d
+    key = (policy, C, d, where, n)
+    if key in _CACHE:
+        return _CACHE[key]
+    if policy == "jsq":
+        res = _jsq(C, where, n)
+    else:
+        res = _expand(model, policy, where, n)
+    _CACHE[key] = res
+    return res
+
+
+_CACHE: dict = {}
+
+
+def _check_at(at) -> str:
+    if isinstance(at, str):
+        s = at.strip().lower()
+        if s in ("0", "zero"):
+            return "0"
+        if s in ("oo", "inf", "infinity", "+inf", "+oo"):
+            return "oo"
+        raise ValueError(f"at must be 0 or sympy.oo (or 'oo'/'inf'), got {at!r}")
+    if at is sp.oo:
+        return "oo"
+    if isinstance(at, bool):
+        raise TypeError(f"at must be 0 or sympy.oo, got {at!r}")
+    if isinstance(at, (numbers.Real, sp.Basic)):
+        try:
+            f = float(at)
+        except (TypeError, ValueError):
+            f = None
+        if f == 0:
+            return "0"
+        if f == math.inf:
+            return "oo"
+    raise ValueError(f"at must be 0 or sympy.oo (or 'oo'/'inf'), got {at!r}")
+
+
+def _policy(model) -> str:
+    from .models import JSQ, PowerOfD, RandomRouting, RetrialOfD
+    if isinstance(model, RandomRouting):
+        return "random"
+    if isinstance(model, RetrialOfD):
+        return "retrial"
+    if isinstance(model, PowerOfD):
+        return "power"
+    if isinstance(model, JSQ):
+        return "jsq"
+    raise TypeError(f"model must be a RetrialOfD, RandomRouting, PowerOfD or JSQ instance, got {model!r}")
+
+
+def _jsq(C, where, n):
+    if where == "0":
+        # B = max(0, 1 - C/rho) vanishes identically on (0, C]
+        return BlockingSeries("jsq", C, 1, "0", [], None, None, 0,
+                              "exact: B = max(0, 1 - C/rho) = 0 for rho <= C")
+    terms = [(sp.Integer(1), 0), (sp.Integer(-C), -1)][:n]
+    nxt = (sp.Integer(-C), -1) if n == 1 else None
+    return BlockingSeries("jsq", C, 1, "oo", terms, nxt, -1 if n == 1 else None, 0,
+                          "exact: B = 1 - C/rho for rho >= C")
+
+
+# ==================================================================================================
+# the Newton-polygon ansatz for each model
+# ==================================================================================================
+
+def _ansatz(model, policy, where):
+    """Returns (equations, list of (var, base, sign, exponent)) for the scaling of section 1 of the
+    module docstring. ``equations`` are SymPy expressions in the model variables and ``RHO``."""
+    C, d = model.C, model.d
+    V = list(model.variables)
+    if policy in ("retrial", "random"):
+        f = list(model.drift())
+        total = sp.expand(sum(f))
+        if total != 0:  # pragma: no cover - conservation of mass is a property of the model
+            raise AssertionError("retrial drift does not conserve mass")
+        cuts = [sp.expand(sum(f[:k])) for k in range(1, C + 1)]       # S_k = k x_k - Lambda x_{k-1}
+        eqs = cuts + [sum(V) - 1]
+        if where == "0":
+            scal = [(V[k], 0, 1, k) for k in range(C + 1)]
+        else:
+            scal = [(V[k], 0, 1, C - k) for k in range(C)] + [(V[C], 1, -1, 1)]
+    elif policy == "power":
+        eqs = [sp.expand(e) for e in model.drift()]
+        if where == "0":
+            e = [0]
+            for _k in range(1, C + 1):
+                e.append(1 + d * e[-1])
+            scal = [(V[k - 1], 0, 1, e[k]) for k in range(1, C + 1)]
+        else:
+            scal = [(V[k - 1], 1, -1, C - k + 1) for k in range(1, C + 1)]
+    else:  # pragma: no cover
+        raise TypeError(policy)
+    return eqs, scal
+
+
+def _laurent_terms(expr, t):
+    """Terms of an expanded Laurent polynomial in ``t`` as a dict exponent -> coefficient expr."""
+    out: dict = {}
+    for term in sp.Add.make_args(sp.expand(expr)):
+        c, e = term.as_coeff_exponent(t)
+        if c.has(t):  # pragma: no cover
+            raise ValueError("not a Laurent polynomial in t")
+        e = int(e)
+        out[e] = out.get(e, 0) + c
+    return {e: c for e, c in out.items() if c != 0}
+
+
+def _substitute(expr, scal, cs, vs, where):
+    sub = {RHO: _T if where == "0" else 1 / _T}
+    for (var, base, sign, e), c, v in zip(scal, cs, vs):
+        sub[var] = base + sign * _T ** e * c * (1 + v)
+    return sp.expand(expr.xreplace(sub))
+
+
+def _solve_leading(lead_eqs, cs):
+    """Solve the triangular leading system: repeatedly pick an equation linear in exactly one
+    unknown coefficient (the others being known)."""
+    known: dict = {}
+    pivots: dict = {}
+    eqs = list(lead_eqs)
+    while len(known) < len(cs):
+        progress = False
+        for i, e in enumerate(eqs):
+            if e is None:
+                continue
+            e2 = sp.expand(e.xreplace(known))
+            free = [c for c in cs if c not in known and e2.has(c)]
+            if not free:
+                if e2 != 0:
+                    raise ValueError("inconsistent leading system (wrong dominant balance)")
+                eqs[i] = None
+                continue
+            if len(free) == 1:
+                c = free[0]
+                P = sp.Poly(e2, c)
+                if P.degree() != 1:
+                    continue
+                val = sp.Rational(-P.nth(0) / P.nth(1))
+                if val == 0:
+                    raise ValueError("leading coefficient 0: wrong dominant balance")
+                known[c] = val
+                pivots[i] = c
+                eqs[i] = None
+                progress = True
+        if not progress:
+            raise ValueError("leading system of the scaled stationary equations is not triangular")
+    for e in eqs:
+        if e is not None and sp.expand(e.xreplace(known)) != 0:
+            raise ValueError("leading system inconsistent")
+    return [known[c] for c in cs], pivots
+
+
+def _to_fmpq(x) -> fmpq:
+    x = sp.Rational(x)
+    return fmpq(int(x.p), int(x.q))
+
+
+class _SeriesPoly:
+    """A polynomial in the unknown series ``v`` and in ``t`` (terms with t-degree >= M dropped),
+    evaluated on truncated power series (fmpq_poly) modulo t^M. Coefficients may contain the
+    leading-coefficient symbols; ``cmap`` gives their values, substituted only in the kept terms
+    (for power-of-d at small load the values have ~d^C digits while the kept ratios are small)."""
+
+    def __init__(self, expr, vs, M, cmap=None):
+        self.terms = []
+        for e, coeff in _laurent_terms(expr, _T).items():
+            if e < 0:
+                raise ValueError("negative power of t after scaling")
+            if e >= M:
+                continue
+            if cmap:
+                coeff = sp.expand(coeff.xreplace(cmap))
+            P = sp.Poly(coeff, *vs)
+            for mon, c in P.terms():
+                self.terms.append((e, mon, _to_fmpq(c)))
+
+    def __call__(self, v, M, cache):
+        acc = fmpq_poly([])
+        for e, mon, c in self.terms:
+            p = fmpq_poly([c])
+            for j, a in enumerate(mon):
+                if a:
+                    key = (j, a)
+                    if key not in cache:
+                        cache[key] = v[j].pow_trunc(a, M) if a > 1 else v[j]
+                    p = p.mul_low(cache[key], M)
+            if e:
+                p = p.left_shift(e).truncate(M)
+            acc += p
+        return acc.truncate(M)
+
+
+def _expand(model, policy, where, n):
+    C, d = model.C, model.d
+    eqs, scal = _ansatz(model, policy, where)
+    m = len(scal)
+    cs = list(sp.symbols(f"c0:{m}"))
+    vs = list(sp.symbols(f"v0:{m}"))
+    zero_v = [sp.Integer(0)] * m
+    # 1. dominant balance: lowest power of t of each equation with symbolic leading coefficients
+    scaled_lead, shifts = [], []
+    for eq in eqs:
+        terms = _laurent_terms(_substitute(eq, scal, cs, zero_v, where), _T)
+        if not terms:
+            raise ValueError("an equation vanishes identically under the scaling")
+        low = min(terms)
+        shifts.append(low)
+        scaled_lead.append(terms[low])
+    cvals, pivots = _solve_leading(scaled_lead, cs)
+    cmap = dict(zip(cs, cvals))
+    # 2. scaled system in v, kept symbolic in the c_k and divided by the pivot coefficient of each
+    #    equation, so that the (possibly enormous) values c_k enter only through small ratios
+    G_exprs = []
+    for i, (eq, low) in enumerate(zip(eqs, shifts)):
+        g = sp.expand(_substitute(eq, scal, cs, vs, where) * _T ** (-low))
+        if i in pivots:
+            g = sp.expand(g / pivots[i])
+        if any(e < 0 for e in _laurent_terms(g, _T)):
+            raise ValueError("scaled equations are not polynomial in t (wrong dominant balance)")
+        G_exprs.append(g)
+    # Jacobian at (v, t) = (0, 0) and G(0, 0) = 0
+    at0 = [sp.expand(_laurent_terms(g, _T).get(0, sp.Integer(0)).xreplace(cmap)) for g in G_exprs]
+    if any(a.xreplace({v: 0 for v in vs}) != 0 for a in at0):
+        raise ValueError("leading coefficients do not solve the scaled system")
+    J0 = sp.Matrix([[sp.diff(a, v).xreplace({w: 0 for w in vs}) for v in vs] for a in at0])
+    if J0.det() == 0:
+        raise ValueError("singular Jacobian of the scaled system: the expansion is not a regular power series")
+    J0inv = J0.inv()
+    Jinv = [[_to_fmpq(J0inv[i, j]) for j in range(m)] for i in range(m)]
+    # blocking expression: B = K t^low_B * (polynomial in v, t), K the leading constant
+    B_expr = _substitute(model.blocking_expr(), scal, cs, vs, where)
+    B_terms = _laurent_terms(B_expr, _T)
+    low_B = min(B_terms)
+    B_scaled = sp.expand(B_expr * _T ** (-low_B))
+    K = sp.expand(B_terms[low_B].xreplace({v: 0 for v in vs}))
+    if K != 0 and not K.is_Add:
+        B_scaled = sp.expand(B_scaled / K)
+        Kval = sp.Rational(K.xreplace(cmap))
+    else:
+        Kval = sp.Integer(1)
+    sign_t = 1 if where == "0" else -1   # rho exponent = sign_t * t exponent
+
+    M = max(8, 2 * (n + 1) * (d if policy == "power" and where == "0" else 1) + 2)
+    while True:
+        v = _solve_series(G_exprs, vs, Jinv, M, cmap)
+        Bs = _SeriesPoly(B_scaled, vs, M, cmap)(v, M, {})
+        coeffs = Bs.coeffs()
+        nz = [(j, coeffs[j]) for j in range(len(coeffs)) if coeffs[j] != 0]
+        if len(nz) >= n + 1 or M >= _MAX_ORDER:
+            break
+        M *= 2
+    kept = nz[:n]
+    terms = [(Kval * sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j)) for j, c in kept]
+    if len(nz) > n:
+        j, c = nz[n]
+        nxt = (Kval * sp.Rational(int(c.p), int(c.q)), sign_t * (low_B + j))
+        rem = nxt[1]
+    else:
+        nxt = None
+        rem = sign_t * (low_B + M)
+    method = ("Newton-polygon scaling X_k = base + sign t^e_k c_k (1 + v_k) of the stationary equations "
+              f"(t = {'rho' if where == '0' else '1/rho'}), exact triangular leading system, "
+              f"formal power series mod t^{M} with exact residual check")
+    exps = {str(var): (sign_t * e if base == 0 else f"1 - x with x ~ rho^{sign_t * e}") for var, base, _s, e in scal}
+    return BlockingSeries(policy, C, d, where, terms, nxt, rem, M, method, exps)
+
+
+def _solve_series(G_exprs, vs, Jinv, M, cmap):
+    m = len(vs)
+    G = [_SeriesPoly(g, vs, M, cmap) for g in G_exprs]
+    v = [fmpq_poly([]) for _ in range(m)]
+    for _it in range(M + 3):
+        cache: dict = {}
+        r = [g(v, M, cache) for g in G]
+        if all(x.is_zero() for x in r):
+            return v
+        for i in range(m):
+            delta = fmpq_poly([])
+            for j in range(m):
+                if Jinv[i][j] != 0 and not r[j].is_zero():
+                    delta += r[j] * Jinv[i][j]
+            v[i] = (v[i] - delta).truncate(M)
+    raise ArithmeticError("formal power series iteration did not converge")  # pragma: no cover

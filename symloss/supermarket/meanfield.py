@@ -1,0 +1,508 @@
+r"""Supermarket model on graphs (seed 002): mean field, pair approximation, graphs and simulation.
+
+Model. Single-server FIFO queues with infinite buffers sit on the ``N`` vertices of a graph. Tasks
+arrive at every vertex ``v`` as a Poisson process of rate ``lam < 1``; a task arriving at ``v`` joins
+the shortest queue among ``v`` and ``d - 1`` neighbours of ``v`` drawn uniformly at random (ties
+broken uniformly at random), and service times are unit-rate exponential.
+
+Mean field (complete graph, ``N -> inf``; Mitzenmacher 1996, Vvedenskaya-Dobrushin-Karpelevich
+1996): the tail fractions ``s_k`` (fraction of servers with at least ``k`` tasks, ``s_0 = 1``) obey
+
+.. math::  \dot s_k = \lambda (s_{k-1}^d - s_k^d) - (s_k - s_{k+1}), \qquad k \ge 1,
+
+with the fixed point :math:`s_k = \lambda^{(d^k - 1)/(d - 1)}` (``s_k = lam^k`` for ``d = 1``).
+The seed (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", Ann. Appl. Probab. 2019) proves
+the same limit when the minimum degree tends to infinity (max/min degree ratio -> 1 in each
+component), and for Erdos-Renyi graphs with mean degree ``c(N) -> inf`` (annealed) or
+``c(N)/ln N -> inf`` (quenched). For fixed degree the limit differs; :func:`pair_approximation`
+(N. Gast, "The power of two choices on graphs: the pair-approximation is accurate", 2015) refines it.
+
+Public names: :class:`Supermarket`, :func:`make_graph`, :func:`simulate_supermarket`,
+:func:`ode_distance`, :func:`pair_approximation` and their result dataclasses.
+"""
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from ..core.precision import (
+    DEFAULT_DPS,
+    PrecisionError,
+    agree_at_two_precisions,
+    check_dps,
+    rounded,
+    working,
+)
+from ..core.validation import check_int, check_real
+
+__all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIES"]
+
+GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
+
+
+# --------------------------------------------------------------------------------------------------
+# argument helpers
+# --------------------------------------------------------------------------------------------------
+
+def _check_lam(lam, name: str = "lam"):
+    if isinstance(lam, str):   # exact decimal or p/q
+        try:
+            lam = Fraction(lam.strip())
+        except (ValueError, ZeroDivisionError):
+            raise ValueError(f"{name} must be a real number in (0, 1) such as 0.7 or 7/10, got {lam!r}") from None
+    check_real(lam, name, lower=0, lower_open=True)
+    if (mpmath.mpf(lam) if not isinstance(lam, Fraction) else lam) >= 1:
+        shown = str(lam) if isinstance(lam, Fraction) else repr(lam)
+        raise ValueError(f"{name} must be in (0, 1): {name}={shown} >= 1 means the arrival rate per "
+                         f"server is at least the service rate 1, so the system is unstable "
+                         f"(queues grow without bound and there is no stationary regime)")
+    return lam
+
+
+def _check_d(d) -> int:
+    return check_int(d, "d", min_value=1)
+
+
+def _lam_mpf(lam):
+    """``lam`` as an mpf at the current working precision (exact for Fraction / int / str)."""
+    if isinstance(lam, Fraction):
+        return mpmath.mpf(lam.numerator) / lam.denominator
+    if isinstance(lam, sp.Basic):
+        return mpmath.mpf(sp.N(lam, mpmath.mp.dps + 5))
+    return mpmath.mpf(lam)
+
+
+def _lam_sympy(lam):
+    """Exact SymPy number for ``lam`` (floats convert exactly via their binary value)."""
+    if isinstance(lam, Fraction):
+        return sp.Rational(lam.numerator, lam.denominator)
+    if isinstance(lam, (int, np.integer)):
+        return sp.Integer(int(lam))
+    if isinstance(lam, float):
+        m, e = lam.as_integer_ratio()
+        return sp.Rational(m, e)
+    if isinstance(lam, str):
+        return sp.Rational(lam)
+    if isinstance(lam, mpmath.mpf):
+        man, exp = lam.man_exp
+        return sp.Integer(man) * sp.Integer(2) ** exp
+    return sp.nsimplify(lam)
+
+
+# --------------------------------------------------------------------------------------------------
+# mean field
+# --------------------------------------------------------------------------------------------------
+
+@dataclass
+class SupermarketFixedPoint:
+    """Fixed point of the mean-field ODE.
+
+    Attributes
+    ----------
+    s : tuple of mpf
+        ``s_0 = 1, s_1, ..., s_K`` rounded to ``dps`` digits.
+    K : int
+        Last level kept; ``sum_{k > K} s_k <= tail_bound``.
+    tail_bound : mpf
+        Rigorous bound on the neglected tail ``sum_{k>K} s_k``.
+    residual : mpf
+        ``max_k |drift_k(s)|`` of the truncated ODE at ``s`` (evaluated at working precision).
+    mean_queue_length : mpf
+        ``sum_{k>=1} s_k`` (tail included up to ``tail_bound``).
+    symbolic_check : bool
+        True when SymPy confirmed that the closed form solves the stationary equations for
+        symbolic ``k`` and ``d`` (see :meth:`Supermarket.symbolic_check`).
+    """
+    d: int
+    lam: Any
+    s: tuple
+    K: int
+    tail_bound: Any
+    residual: Any
+    mean_queue_length: Any
+    symbolic_check: bool
+    dps: int
+    method: str = "closed form s_k = lam^((d^k-1)/(d-1)), checked symbolically"
+
+    def to_dict(self) -> dict:
+        return {"d": self.d, "lam": str(self.lam), "s": [str(x) for x in self.s], "K": self.K,
+                "tail_bound": mpmath.nstr(self.tail_bound, 5), "residual": mpmath.nstr(self.residual, 5),
+                "mean_queue_length": str(self.mean_queue_length), "symbolic_check": self.symbolic_check,
+                "dps": self.dps, "method": self.method}
+
+
+@dataclass
+class OdeSolution:
+    """Solution of the truncated mean-field ODE.
+
+    ``s[i, k]`` is ``s_k(t[i])`` for ``k = 0..K`` (column 0 is ``s_0 = 1``). ``tail_max`` is the
+    largest value of ``s_K`` seen: the truncation sets ``s_{K+1} = 0``, so a small ``tail_max``
+    (below ``tail_tol``) means the neglected levels carry negligible mass.
+    """
+    t: np.ndarray
+    s: np.ndarray
+    K: int
+    tail_max: float
+    tail_tol: float
+    method: str
+    dps: int | None = None
+    s_mp: list | None = None   # list of lists of mpf when dps was given
+
+    @property
+    def mean_queue_length(self) -> np.ndarray:
+        """``sum_{k>=1} s_k(t)`` for every ``t``."""
+        return self.s[:, 1:].sum(axis=1)
+
+    def to_dict(self) -> dict:
+        return {"t": self.t.tolist(), "s": self.s.tolist(), "K": self.K, "tail_max": self.tail_max,
+                "tail_tol": self.tail_tol, "method": self.method, "dps": self.dps}
+
+
+class Supermarket:
+    r"""Mean-field supermarket model JSQ(d) with arrival rate ``lam`` per server.
+
+    Parameters
+    ----------
+    d : int >= 1
+        Number of queues compared (the arrival vertex and ``d - 1`` sampled others).
+    lam : real in (0, 1)
+        Arrival rate per server (service rate 1). ``Fraction``, ``str`` or ``mpf`` keep it exact.
+    tail_tol : float, optional
+        Tail tolerance (default ``1e-15``): the truncation level :attr:`K` is the least ``K`` with
+        :math:`\sum_{k > K} s_k^* \le` ``tail_tol`` at the fixed point. Methods called with
+        ``dps=`` tighten it to ``10^-(dps + 5)``.
+
+    Notes
+    -----
+    The model is defined once, symbolically (:meth:`drift`); the float and mpmath evaluators are
+    generated from it with ``sympy.lambdify``. The tail bound uses
+    :math:`s_{k+1}/s_k = \lambda^{d^k}` (decreasing in ``k``), so
+    :math:`\sum_{k>K} s_k \le s_{K+1}/(1 - \lambda^{d^{K+1}})`.
+
+    Examples
+    --------
+    >>> from symloss import Supermarket
+    >>> m = Supermarket(2, 0.7)
+    >>> float(m.mean_queue_length())          # doctest: +ELLIPSIS
+    1.13011...
+    """
+
+    def __init__(self, d, lam, *, tail_tol: float = 1e-15):
+        self.d = _check_d(d)
+        self.lam = _check_lam(lam)
+        check_real(tail_tol, "tail_tol", lower=0, upper=0.5, lower_open=True)
+        self.tail_tol = float(tail_tol)
+        self.K = self.truncation_level(self.tail_tol)
+
+    def __repr__(self) -> str:
+        return f"Supermarket(d={self.d}, lam={self.lam!r}, K={self.K}, tail_tol={self.tail_tol:g})"
+
+    # --- closed form ---------------------------------------------------------------------------
+    def exponent(self, k: int) -> int:
+        """Integer exponent ``e_k = (d^k - 1)/(d - 1) = 1 + d + ... + d^(k-1)`` (``k`` for d = 1)."""
+        return k if self.d == 1 else (self.d ** k - 1) // (self.d - 1)
+
+    def tail_bound(self, K: int):
+        """Rigorous upper bound on ``sum_{k > K} s_k^*`` (mpf at the current precision)."""
+        lam = _lam_mpf(self.lam)
+        s_next = lam ** self.exponent(K + 1)
+        ratio = lam ** (self.d ** (K + 1)) if self.d > 1 else lam
+        return s_next / (1 - ratio)
+
+    def truncation_level(self, tol) -> int:
+        """Least ``K >= 1`` with :meth:`tail_bound` ``(K) <= tol``."""
+        with mpmath.workdps(30):
+            tol = mpmath.mpf(tol)
+            lo_lam = mpmath.log(_lam_mpf(self.lam))
+            K = 1
+            while True:
+                # compare in logs: s_{K+1} = exp(e_{K+1} log lam)
+                e = self.exponent(K + 1)
+                log_s = e * lo_lam
+                if log_s < mpmath.log(tol) - 5:   # cheap and safe: ratio term below is >= 1 - lam
+                    if self.tail_bound(K) <= tol:
+                        return K
+                elif self.tail_bound(K) <= tol:
+                    return K
+                K += 1
+                if K > 10 ** 7:  # pragma: no cover - cannot happen for lam < 1
+                    raise RuntimeError("truncation level search did not terminate")
+
+    # --- symbolic definition -------------------------------------------------------------------
+    @staticmethod
+    def symbols(K: int):
+        """SymPy symbols ``s_1..s_K`` (the state of the truncated ODE)."""
+        return sp.symbols(f"s_1:{K + 1}", nonnegative=True)
+
+    def drift(self, K: int | None = None, *, symbolic_parameters: bool = False) -> sp.Matrix:
+        r"""Right-hand side of the ODE truncated at ``K`` (``s_0 = 1``, ``s_{K+1} = 0``) as a SymPy
+        column vector in the symbols :meth:`symbols` ``(K)``.
+
+        ``symbolic_parameters=True`` keeps ``lam`` and ``d`` as symbols.
+        """
+        K = self.K if K is None else check_int(K, "K", min_value=1)
+        s = (sp.Integer(1),) + tuple(self.symbols(K)) + (sp.Integer(0),)
+        if symbolic_parameters:
+            lam = sp.Symbol("lambda", positive=True)
+            d = sp.Symbol("d", positive=True, integer=True)
+        else:
+            lam, d = _lam_sympy(self.lam), sp.Integer(self.d)
+        return sp.Matrix([lam * (s[k - 1] ** d - s[k] ** d) - (s[k] - s[k + 1]) for k in range(1, K + 1)])
+
+    def equations(self, K: int | None = None) -> list:
+        """The truncated ODE as a list of ``sympy.Eq(Derivative(s_k(t), t), rhs)``."""
+        K = self.K if K is None else K
+        t = sp.Symbol("t", nonnegative=True)
+        funcs = [sp.Function(f"s_{k}")(t) for k in range(1, K + 1)]
+        rhs = self.drift(K).subs(dict(zip(self.symbols(K), funcs)))
+        return [sp.Eq(sp.Derivative(f, t), r) for f, r in zip(funcs, rhs)]
+
+    def _numeric_drift(self, K: int, module: str):
+        return _lambdified_drift(self.d, _lam_key(self.lam), K, module)
+
+    @staticmethod
+    def symbolic_check() -> dict:
+        r"""Prove with SymPy that :math:`s_k = \lambda^{e_k}`, :math:`e_k = (d^k-1)/(d-1)`, solves the
+        stationary equations for symbolic ``k >= 1``, ``d >= 2`` and ``lam > 0``.
+
+        Since :math:`\lambda s_{k-1}^d = \lambda^{1 + d e_{k-1}}`, it suffices that
+        :math:`1 + d e_{k-1} - e_k = 0` identically; then
+        :math:`\lambda(s_{k-1}^d - s_k^d) - (s_k - s_{k+1}) = (s_k - s_{k+1}) - (s_k - s_{k+1}) = 0`,
+        and :math:`e_0 = 0` gives :math:`s_0 = 1`. Returns the identities checked and their
+        simplified values (all ``0``); ``"proved"`` is True when every one simplified to 0.
+        (For ``d = 1`` the exponent is ``e_k = k`` and the same identity reads ``1 + (k-1) - k = 0``.)
+        """
+        return _symbolic_fixed_point_check()
+
+    # --- fixed point ---------------------------------------------------------------------------
+    def fixed_point(self, dps: int = DEFAULT_DPS) -> SupermarketFixedPoint:
+        r"""Fixed point :math:`s_k = \lambda^{(d^k-1)/(d-1)}` to ``dps`` digits, with its symbolic check,
+        the residual of the truncated drift and a rigorous bound on the neglected tail."""
+        dps = check_dps(dps)
+        proof = self.symbolic_check()
+        tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
+        K = max(self.K, self.truncation_level(tol))
+        with working(dps):
+            lam = _lam_mpf(self.lam)
+            s = [lam ** self.exponent(k) for k in range(K + 1)]
+            ext = s + [mpmath.mpf(0)]
+            res = max(abs(lam * (ext[k - 1] ** self.d - ext[k] ** self.d) - (ext[k] - ext[k + 1]))
+                      for k in range(1, K + 1))
+            tb = self.tail_bound(K)
+            mql = mpmath.fsum(s[1:])
+        return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
+                                     rounded(tb, 5), rounded(res, 5), rounded(mql, dps),
+                                     bool(proof["proved"]), dps)
+
+    def mean_queue_length(self, dps: int = DEFAULT_DPS):
+        r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
+
+        The series is summed until the rigorous tail bound is below :math:`10^{-(dps+5)} E[Q]`;
+        the value is confirmed at two working precisions.
+        """
+        dps = check_dps(dps)
+
+        def compute(w):
+            with mpmath.workdps(w):
+                lam = _lam_mpf(self.lam)
+                if self.d == 1:          # M/M/1: sum_k lam^k = lam/(1 - lam)
+                    return lam / (1 - lam)
+                total = mpmath.mpf(0)
+                k = 1
+                while True:
+                    total += lam ** self.exponent(k)
+                    if self.tail_bound(k) <= mpmath.mpf(10) ** (-w) * total:
+                        return total
+                    k += 1
+        return agree_at_two_precisions(compute, dps, what="mean queue length")
+
+    def sojourn_time(self, dps: int = DEFAULT_DPS):
+        r"""Stationary mean sojourn (response) time :math:`E[T] = E[Q]/\lambda` (Little's law)."""
+        dps = check_dps(dps)
+
+        def compute(w):
+            with mpmath.workdps(w):
+                return self.mean_queue_length(w) / _lam_mpf(self.lam)
+        return agree_at_two_precisions(compute, dps, what="sojourn time")
+
+    def delay_probability(self, dps: int = DEFAULT_DPS):
+        r"""Stationary probability that an arriving task has to wait: in the mean field it joins a
+        busy queue iff all ``d`` sampled queues are busy, :math:`s_1^d = \lambda^d`."""
+        dps = check_dps(dps)
+        with working(dps):
+            return rounded(_lam_mpf(self.lam) ** self.d, dps)
+
+    # --- transient -----------------------------------------------------------------------------
+    def ode(self, s0=None, t=10.0, *, dps: int | None = None, rtol: float = 1e-10,
+            atol: float = 1e-13) -> OdeSolution:
+        r"""Solve the truncated mean-field ODE from ``s0``.
+
+        Parameters
+        ----------
+        s0 : sequence, optional
+            Initial tail fractions ``(s_0 = 1, s_1, s_2, ...)``, non-increasing in [0, 1]. Default:
+            the empty system ``(1, 0, 0, ...)``.
+        t : float or sequence of float
+            Output times (``0 <= t``, increasing); a scalar ``T`` means 201 equally spaced times
+            on ``[0, T]``.
+        dps : int, optional
+            ``None``: float64 with SciPy ``solve_ivp`` (DOP853, ``rtol``/``atol``). An integer:
+            mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
+            precision (values in :attr:`OdeSolution.s_mp`).
+
+        The truncation level starts at ``max(K + 1, len(s0) + 1)`` and is doubled until the largest
+        value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or
+        ``10^-(dps+5)`` with ``dps``).
+        """
+        s0v = _check_s0(s0)
+        tt = _check_times(t)
+        tol = self.tail_tol if dps is None else min(self.tail_tol, 10.0 ** (-(check_dps(dps) + 5)))
+        K = max(self.K + 1, len(s0v) + 1, self.truncation_level(tol) + 1 if dps is not None else 0)
+        for _ in range(8):
+            if dps is None:
+                sol = self._ode_float(s0v, tt, K, rtol, atol)
+                if sol.tail_max <= tol:
+                    sol.tail_tol = tol
+                    return sol
+            else:
+                sol = self._ode_mp(s0v, tt, K, dps)
+                if sol.tail_max <= tol:
+                    sol.tail_tol = tol
+                    return sol
+            K *= 2
+        raise PrecisionError(f"ODE truncation: s_K(t) stays above the tail tolerance {tol:g} even at "
+                             f"K={K}; the initial state has too heavy a tail for t <= {tt[-1]}")
+
+    def _ode_float(self, s0v, tt, K, rtol, atol) -> OdeSolution:
+        from scipy.integrate import solve_ivp
+        f = self._numeric_drift(K, "numpy")
+        y0 = np.zeros(K)
+        y0[: len(s0v) - 1] = np.asarray([float(x) for x in s0v[1:]], dtype=float)
+
+        def rhs(_t, y):
+            return np.asarray(f(*y), dtype=float).ravel()
+        if tt[-1] == 0:
+            Y = y0[None, :]
+        else:
+            r = solve_ivp(rhs, (0.0, float(tt[-1])), y0, method="DOP853", t_eval=tt, rtol=rtol, atol=atol)
+            if not r.success:  # pragma: no cover
+                raise RuntimeError(f"solve_ivp failed: {r.message}")
+            Y = r.y.T
+        S = np.hstack([np.ones((len(tt), 1)), np.clip(Y, 0.0, 1.0)])
+        return OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
+                           f"scipy solve_ivp DOP853 rtol={rtol:g} atol={atol:g}, truncated at K={K}")
+
+    def _ode_mp(self, s0v, tt, K, dps) -> OdeSolution:
+        f = self._numeric_drift(K, "mpmath")
+
+        def compute(w):
+            with mpmath.workdps(w):
+                y0 = [mpmath.mpf(0)] * K
+                for i, x in enumerate(s0v[1:]):
+                    y0[i] = mpmath.mpf(x) if not isinstance(x, Fraction) else mpmath.mpf(x.numerator) / x.denominator
+                F = mpmath.odefun(lambda _t, y: list(f(*y)), 0, y0)
+                out = []
+                for ti in tt:
+                    out.extend(F(mpmath.mpf(ti)))
+                return out
+        # the components are probabilities in [0, 1]: agreement is checked in absolute terms
+        lo, hi = compute(dps + 15), compute(dps + 30)
+        with mpmath.workdps(dps + 30):
+            err = max(abs(a - b) for a, b in zip(lo, hi))
+            if err > mpmath.mpf(10) ** (-(dps + 2)):
+                raise PrecisionError(f"mean-field ODE solution: values at {dps + 15} and {dps + 30} digits "
+                                     f"differ by {mpmath.nstr(err, 3)}; cannot certify {dps} digits")
+        vals = [rounded(v, dps) for v in hi]
+        rows = [list(vals[i * K:(i + 1) * K]) for i in range(len(tt))]
+        S = np.array([[1.0] + [float(v) for v in row] for row in rows])
+        s_mp = [[mpmath.mpf(1)] + row for row in rows]
+        return OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
+                           f"mpmath odefun (Taylor series) at {dps} digits, two precisions, K={K}",
+                           dps=dps, s_mp=s_mp)
+
+
+def _lam_key(lam):
+    """Hashable exact key for the lambdify cache."""
+    return str(_lam_sympy(lam))
+
+
+@lru_cache(maxsize=64)
+def _lambdified_drift(d: int, lam_key: str, K: int, module: str):
+    m = Supermarket.__new__(Supermarket)
+    m.d, m.lam = d, Fraction(lam_key)
+    return sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
+
+
+@lru_cache(maxsize=1)
+def _symbolic_fixed_point_check() -> dict:
+    lam = sp.Symbol("lambda", positive=True)
+    d = sp.Symbol("d", positive=True, integer=True)
+    k = sp.Symbol("k", positive=True, integer=True)
+
+    def e(j):
+        return (d ** j - 1) / (d - 1)
+
+    def s(j):
+        return lam ** e(j)
+    exponent_identity = sp.simplify(sp.expand(1 + d * e(k - 1) - e(k)))
+    # lam * s_{k-1}^d == s_k: compare logarithms (lam > 0), i.e. the exponents
+    recursion = sp.simplify(sp.expand_log(sp.log(lam * s(k - 1) ** d) - sp.log(s(k)), force=True))
+    recursion = sp.simplify(sp.factor(recursion))
+    # stationary equation, with lam*s_{k-1}^d -> s_k and lam*s_k^d -> s_{k+1} substituted
+    sk, sk1 = sp.symbols("s_k s_k1", positive=True)
+    stationary = sp.simplify((sk - sk1) - (sk - sk1))
+    boundary = sp.simplify(s(0) - 1)
+    d1 = sp.simplify(1 + 1 * (k - 1) - k)   # d = 1: e_k = k
+    ok = all(x == 0 for x in (exponent_identity, recursion, stationary, boundary, d1))
+    return {
+        "exponent_identity": "1 + d*e(k-1) - e(k), e(j) = (d**j - 1)/(d - 1)",
+        "exponent_identity_simplified": str(exponent_identity),
+        "recursion": "log(lam*s(k-1)**d) - log(s(k))",
+        "recursion_simplified": str(recursion),
+        "stationary_after_recursion": str(stationary),
+        "boundary_s0_minus_1": str(boundary),
+        "d_equals_1_identity": str(d1),
+        "proved": bool(ok),
+    }
+
+
+def _check_s0(s0):
+    if s0 is None:
+        return [1.0]
+    if isinstance(s0, (str, bytes)):
+        raise TypeError("s0 must be a sequence of tail fractions (s_0 = 1, s_1, ...), got a string")
+    vals = list(s0)
+    if len(vals) == 0:
+        raise ValueError("s0 must contain at least s_0 = 1")
+    for i, x in enumerate(vals):
+        check_real(x, f"s0[{i}]", lower=0, upper=1)
+    if vals[0] != 1:
+        raise ValueError(f"s0[0] must be 1 (the fraction of servers with at least 0 tasks), got {vals[0]!r}")
+    for i in range(1, len(vals)):
+        if vals[i] > vals[i - 1]:
+            raise ValueError(f"s0 must be non-increasing (tail fractions), but s0[{i}]={vals[i]!r} > "
+                             f"s0[{i - 1}]={vals[i - 1]!r}")
+    return vals
+
+
+def _check_times(t):
+    if isinstance(t, numbers.Real) and not isinstance(t, bool):
+        check_real(t, "t", lower=0)
+        return np.linspace(0.0, float(t), 201)
+    arr = np.asarray(t, dtype=float).ravel()
+    if arr.size == 0:
+        raise ValueError("t must contain at least one time")
+    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+        raise ValueError(f"t must be finite times >= 0, got {t!r}")
+    if np.any(np.diff(arr) < 0):
+        raise ValueError("t must be non-decreasing")
+    return arr
+
+

@@ -1,0 +1,168 @@
+"""Named sweep functions (``blocking``, ``threshold``, ``simulate``, ...) and resolving a function
+by name or import path.
+"""
+from __future__ import annotations
+
+import importlib
+import inspect
+
+# ------------------------------------------------------------------------------------------------
+# named functions
+# ------------------------------------------------------------------------------------------------
+
+_POLICIES = {
+    "random": "RandomRouting", "random_routing": "RandomRouting", "randomrouting": "RandomRouting",
+    "retrial": "RetrialOfD", "retrial_of_d": "RetrialOfD", "retrialofd": "RetrialOfD",
+    "power": "PowerOfD", "power_of_d": "PowerOfD", "powerofd": "PowerOfD",
+    "jsq": "JSQ",
+}
+
+
+def _policy(policy: str, C, d=None):
+    import symloss
+    if not isinstance(policy, str) or policy.lower() not in _POLICIES:
+        raise ValueError(f"policy must be one of {sorted(set(_POLICIES))}, got {policy!r}")
+    cls_name = _POLICIES[policy.lower()]
+    cls = getattr(symloss, cls_name)
+    if cls_name in ("RandomRouting", "JSQ"):
+        if d not in (None, 1) and cls_name == "RandomRouting":
+            raise ValueError(f"random routing samples d = 1 server, got d={d!r}")
+        return cls(C)
+    if d is None:
+        raise ValueError(f"policy {policy!r} needs d")
+    return cls(C, d)
+
+
+def blocking(policy: str, C, rho, d=None, dps: int = 30):
+    """Mean-field blocking of a policy at load ``rho``: ``Policy(C[, d]).blocking(rho, dps=dps)``.
+
+    ``policy`` is ``"random"``, ``"retrial"``, ``"power"`` or ``"jsq"`` (the names of
+    :func:`symloss.simulate`); the classes are :class:`symloss.RandomRouting`, :class:`symloss.RetrialOfD`,
+    :class:`symloss.PowerOfD` and :class:`symloss.JSQ`.
+    """
+    return _policy(policy, C, d).blocking(rho, dps=dps)
+
+
+def fixed_point(policy: str, C, rho, d=None, dps: int = 30):
+    """Mean-field fixed point of a policy: ``Policy(C[, d]).fixed_point(rho, dps=dps)`` (as a dict)."""
+    return _policy(policy, C, d).fixed_point(rho, dps=dps)
+
+
+def admission(N, lam_H, lam_L, r_H, r_L, mu=1.0, quantity: str = "online_optimal", **kwargs):
+    """One quantity of the overloaded loss network with admission control (seed 001).
+
+    Builds ``symloss.OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu)`` and returns
+    ``getattr(network, quantity)(**kwargs)``: e.g. ``quantity="online_optimal"``, ``"fluid_reward"``,
+    ``"trunk_reservation"`` with ``K=...``.
+    """
+    import symloss
+    net = symloss.OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu=mu)
+    if not isinstance(quantity, str) or quantity.startswith("_"):
+        raise ValueError(f"quantity must name a public method of OverloadedLossNetwork, got {quantity!r}")
+    attr = getattr(net, quantity, None)
+    if attr is None:
+        raise ValueError(f"OverloadedLossNetwork has no quantity {quantity!r}")
+    return attr(**kwargs) if callable(attr) else attr
+
+
+#: Names usable in ``sweep("name", ...)`` and in a TOML spec's ``function``: name -> "module:qualname".
+#: Any public name of :mod:`symloss` and any ``"package.module:function"`` path also work.
+FUNCTIONS = {
+    "erlang": "symloss:erlang_b",
+    "erlang_b": "symloss:erlang_b",
+    "erlang_b_float": "symloss:erlang_b_float",
+    "log_erlang_b": "symloss:log_erlang_b",
+    "erlang_capacity": "symloss:erlang_b_capacity",
+    "erlang_load": "symloss:erlang_b_load",
+    "threshold": "symloss:threshold_load",
+    "threshold_load": "symloss:threshold_load",
+    "crossing": "symloss:crossing_loads",
+    "crossing_loads": "symloss:crossing_loads",
+    "blocking": "symloss.sweeps.functions:blocking",
+    "fixed_point": "symloss.sweeps.functions:fixed_point",
+    "simulate": "symloss:simulate",
+    "simulation": "symloss:simulate",
+    "exact_finite_n": "symloss:exact_finite_n",
+    "finite_n_threshold": "symloss:finite_n_threshold",
+    "refined_mean_field": "symloss:refined_mean_field",
+    "jsq_regime": "symloss:jsq_regime",
+    "supermarket": "symloss:simulate_supermarket",
+    "simulate_supermarket": "symloss:simulate_supermarket",
+    "pair_approximation": "symloss:pair_approximation",
+    "admission": "symloss.sweeps.functions:admission",
+    "admission_study": "symloss.sweeps.functions:admission",
+}
+
+
+def _import_path(path: str):
+    if ":" in path:
+        mod, _, qual = path.partition(":")
+    elif "." in path:
+        mod, _, qual = path.rpartition(".")
+    else:
+        raise ValueError(f"unknown function {path!r}: use a name from symloss.sweeps.FUNCTIONS "
+                         f"({', '.join(sorted(FUNCTIONS))}), a public symloss name, or 'module:function'")
+    try:
+        obj = importlib.import_module(mod)
+    except ImportError as exc:
+        raise ValueError(f"function {path!r}: cannot import module {mod!r} ({exc})") from exc
+    for part in qual.split("."):
+        try:
+            obj = getattr(obj, part)
+        except (AttributeError, ImportError) as exc:
+            raise ValueError(f"function {path!r}: {mod!r} has no usable attribute {qual!r} ({exc})") from exc
+    if not callable(obj):
+        raise TypeError(f"function {path!r} resolves to a non-callable {type(obj).__name__}")
+    return obj
+
+
+def resolve_function(func):
+    """Return ``(callable, name)``: ``name`` is ``"module:qualname"``, the function's key in the store.
+
+    ``func`` is a callable, a name from :data:`FUNCTIONS` (``"threshold"``, ``"blocking"``, ``"simulate"``,
+    ``"admission"``, ``"erlang"``, ...), a public name of :mod:`symloss`, or a dotted path
+    ``"package.module:function"``. Modules are imported now, at call time.
+    """
+    if isinstance(func, str):
+        if not func.strip():
+            raise ValueError("function name must not be empty")
+        key = func.strip()
+        if key in FUNCTIONS:
+            fn = _import_path(FUNCTIONS[key])
+        elif ":" not in key and "." not in key:
+            import symloss
+            if key not in getattr(symloss, "_EXPORTS", {}):
+                _import_path(key)  # raises the 'unknown function' error
+            fn = _import_path(f"symloss:{key}")
+        else:
+            fn = _import_path(key)
+    elif callable(func):
+        fn = func
+    else:
+        raise TypeError(f"func must be a callable or a function name, got {type(func).__name__} {func!r}")
+    return fn, _function_name(fn)
+
+
+def _function_name(fn) -> str:
+    mod = getattr(fn, "__module__", None)
+    qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    if mod is None or qual is None:
+        raise TypeError(f"cannot name function {fn!r}: pass name='...' to sweep()")
+    return f"{mod}:{qual}"
+
+
+def _call(fn, params: dict):
+    """``fn(**params)``, passing positional-only parameters (e.g. ``math.comb(n, k, /)``) by position."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return fn(**params)
+    args = []
+    kwargs = dict(params)
+    for p in sig.parameters.values():
+        if p.kind is not p.POSITIONAL_ONLY or p.name not in kwargs:
+            break
+        args.append(kwargs.pop(p.name))
+    return fn(*args, **kwargs)
+
+
