@@ -24,7 +24,17 @@ _EXPORTS = {
     "erlang_b_derivative": ".erlang",
     "erlang_b_capacity": ".erlang",
     "erlang_b_load": ".erlang",
+    # models as data: the definition and the generic certified solver
+    "MeanFieldModel": ".core.model",
+    "define_model": ".core.model",
+    "ModelDefinitionError": ".core.model",
+    "RHO": ".core.model",
+    "Enclosure": ".core.certify",
+    "DefinitionMismatchWarning": ".core.certify",
+    "register_accelerator": ".core.registry",
     # mean-field retrial-of-d / power-of-d (seed 000)
+    "dominance": ".meanfield",
+    "DominanceResult": ".meanfield",
     "RetrialOfD": ".meanfield",
     "PowerOfD": ".meanfield",
     "RandomRouting": ".meanfield",

@@ -159,10 +159,13 @@ def to_arb(x) -> arb:
     if isinstance(x, mpmath.mpf):
         if not mpmath.isfinite(x):
             raise ValueError(f"cannot convert {x} to a real ball")
-        man, exp = x.man_exp
+        sign, man, exp, _bc = x._mpf_
         if man == 0:
             return arb(0)
-        return arb(fmpq(man, 2 ** -exp)) if exp < 0 else arb(fmpz(man) * fmpz(2) ** exp)
+        man = -int(man) if sign else int(man)
+        # man * 2^exp exactly, without forming 2^|exp| as an integer (|exp| may be ~1e10)
+        with flint_prec(max(flint_ctx.prec, int(man).bit_length() + 8)):
+            return arb(int(man)) * arb(2) ** int(exp)
     if isinstance(x, Fraction):
         return arb(fmpq(x.numerator, x.denominator))
     if isinstance(x, fmpq):

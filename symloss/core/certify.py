@@ -1,0 +1,560 @@
+r"""The generic certified fixed point of a mean-field model, computed from its definition only.
+
+Pipeline (:func:`certified_fixed_point`), on the compiled stationary system :math:`G(y, r) = 0` of
+:mod:`symloss.core.codegen` (log variables :math:`y = \log x`, :math:`r = \log\rho`):
+
+1. **Float start.** Pseudo-transient continuation (backward-Euler steps of the log-ODE
+   :math:`\dot y_i = f_i(x)/x_i`, invariant rows algebraic, the step growing by the
+   switched-evolution-relaxation rule until it is Newton's method) at a moderate load
+   :math:`\rho_0` from the model's initial state, then continuation in :math:`r` to the target
+   load (tangent predictor :math:`J_y\,\dot y = -\partial_r G`, Newton corrector, adaptive step).
+   Every float evaluation is a sum of ``exp`` of linear forms, so it never underflows.
+2. **Newton in ball arithmetic** (python-flint ``arb``, midpoint iteration), the working precision
+   doubling up to :math:`\text{dps} \cdot \log_2 10 + 64 + \log_2(1 + \max|y|)` bits.
+3. **Krawczyk test.** With :math:`m` the Newton point, :math:`X = m + [-\delta, \delta]^n`,
+   :math:`Y \approx J_y(m)^{-1}` and :math:`R` the ball of :math:`r`,
+
+   .. math:: K(X) = m - Y G(m, R) + (I - Y J_y(X, R))(X - m).
+
+   If :math:`K(X) \subset \operatorname{int} X` then, for every load in the ball, ``G`` has exactly
+   one zero in ``X`` (Krawczyk 1969; Moore 1977; Rump 1983). ``delta`` is chosen so that the
+   blocking, evaluated in ball arithmetic over ``X``, is known to ``dps`` digits; the result carries
+   the box, the contraction margin and the blocking enclosure.
+
+:func:`enclose` runs the same test with :math:`R` the whole interval of loads ``[log rho_lo, log
+rho_hi]`` (the box is built from the tangent :math:`dy/dr`, with epsilon inflation), giving
+enclosures valid for every load of the interval.
+
+:func:`solve` is what ``model.fixed_point()``/``model.blocking()`` call: it uses an accelerator
+registered for the model's class (:mod:`symloss.core.registry`) when its assumptions hold for this
+definition, verifies its answer on the definition's own equations, and otherwise (with a
+:class:`DefinitionMismatchWarning` when an accelerator exists but does not apply) computes the answer
+with the generic solver.
+
+References
+----------
+R. Krawczyk, "Newton-Algorithmen zur Bestimmung von Nullstellen mit Fehlerschranken", Computing 4
+(1969). R. E. Moore, "A test for existence of solutions to nonlinear systems", SIAM J. Numer. Anal.
+14 (1977). S. M. Rump, "Verification methods", Acta Numerica 19 (2010). C. T. Kelley, D. E. Keyes,
+"Convergence analysis of pseudo-transient continuation", SIAM J. Numer. Anal. 35 (1998).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import mpmath
+import numpy as np
+from flint import arb, arb_mat
+
+from .precision import (
+    DEFAULT_DPS,
+    PrecisionError,
+    arb_relative_accuracy_ok,
+    arb_to_mpf,
+    check_dps,
+    dps_to_prec,
+    flint_prec,
+    rounded,
+    to_arb,
+    to_mpf,
+)
+from .validation import check_real
+
+__all__ = ["FixedPointResult", "OdeResult", "Enclosure", "certified_fixed_point", "solve", "enclose",
+           "float_fixed_point", "integrate_ode", "DefinitionMismatchWarning"]
+
+_MAX_PREC = 1 << 16
+_GENERIC_MAX_VARIABLES = 400
+
+
+class DefinitionMismatchWarning(UserWarning):
+    """An accelerator is registered for the model's class, but this definition differs from the
+    equations it assumes (a subclass or an edit changed a rate): the generic certified solver is used."""
+
+
+# ==================================================================================================
+# results
+# ==================================================================================================
+
+@dataclass
+class FixedPointResult:
+    """A certified mean-field fixed point.
+
+    Attributes
+    ----------
+    model : str
+    rho : mpf
+    x : list of mpf - the state in the order of ``model.variables`` (``dps`` digits)
+    blocking : mpf - stationary blocking probability, ``dps`` significant digits
+    blocking_bracket : (mpf, mpf) - rigorous enclosure of the blocking of the certified fixed point
+    residual : mpf - max-norm of the symbolic drift at ``x`` (NaN when not evaluated)
+    method : str
+    dps : int
+    extra : dict - method-specific data: for the generic solver ``box`` (the certified box in
+        ``y = log x`` as ``(lo, hi)`` strings), ``certificate`` (Krawczyk margin, delta, precision);
+        for an accelerator its own certificate and the verification on the definition
+    """
+    model: str
+    rho: Any
+    x: list
+    blocking: Any
+    blocking_bracket: tuple
+    residual: Any
+    method: str
+    dps: int
+    extra: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        n = self.dps
+        out = {"model": self.model, "rho": mpmath.nstr(self.rho, n), "x": [mpmath.nstr(v, n) for v in self.x],
+               "blocking": mpmath.nstr(self.blocking, n),
+               "blocking_bracket": [mpmath.nstr(v, n + 3) for v in self.blocking_bracket],
+               "residual": mpmath.nstr(self.residual, 5), "method": self.method, "dps": n}
+        for k, v in self.extra.items():
+            out[k] = mpmath.nstr(v, n) if isinstance(v, mpmath.mpf) else v
+        return out
+
+    def __repr__(self) -> str:
+        return (f"FixedPointResult({self.model}, rho={mpmath.nstr(self.rho, 8)}, "
+                f"blocking={mpmath.nstr(self.blocking, min(self.dps, 20))}, "
+                f"residual={mpmath.nstr(self.residual, 3)}, method={self.method!r})")
+
+
+@dataclass
+class OdeResult:
+    """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,)."""
+    t: np.ndarray
+    x: np.ndarray
+    blocking: np.ndarray
+    variables: tuple
+    success: bool
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"t": self.t.tolist(), "x": self.x.tolist(), "blocking": self.blocking.tolist(),
+                "variables": [str(v) for v in self.variables], "success": self.success}
+
+
+@dataclass
+class Enclosure:
+    """Enclosures valid for every load in ``[rho_lo, rho_hi]`` (:func:`enclose`).
+
+    ``box`` is the certified box of ``y = log x`` (arb balls), ``blocking`` and ``log_blocking``
+    enclose the blocking of the unique fixed point in the box for every load of the interval,
+    ``margin`` is ``max_i |K_i - m_i| / delta_i`` (< 1)."""
+    rho_lo: Any
+    rho_hi: Any
+    box: list
+    blocking: arb
+    log_blocking: arb
+    margin: float
+    prec: int
+
+    def to_dict(self) -> dict:
+        return {"rho_lo": str(self.rho_lo), "rho_hi": str(self.rho_hi), "box": [b.str(radius=True) for b in self.box],
+                "blocking": self.blocking.str(radius=True), "log_blocking": self.log_blocking.str(radius=True),
+                "margin": self.margin, "prec": self.prec}
+
+
+# ==================================================================================================
+# float start
+# ==================================================================================================
+
+def default_initial_state(model, rho: float) -> np.ndarray:
+    """A positive physical state: independent M/M/C/C stations (occupancy / tails) for the shipped
+    state kinds, else 1/2 everywhere rescaled onto nonnegative invariants."""
+    x0 = model.initial_state(rho)
+    if x0 is not None:
+        return np.asarray(x0, dtype=np.float64)
+    n = len(model.variables)
+    kind = getattr(model, "state_kind", "custom")
+    C = getattr(model, "C", None)
+    if kind in ("occupancy", "tail") and C is not None:
+        from .stats import truncated_poisson_weights
+        w = truncated_poisson_weights(int(C), max(rho, 1e-3))
+        w = np.maximum(w, 1e-300)
+        if kind == "occupancy" and n == C + 1:
+            return w / w.sum()
+        if kind == "tail" and n == C:
+            return np.maximum(np.cumsum(w[::-1])[::-1][1:], 1e-300)
+    x = np.full(n, 0.5)
+    for c, v in model._invariants:
+        c = np.array([float(ci) for ci in c])
+        if np.all(c >= 0) and float(v) > 0:
+            idx = c > 0
+            x[idx] *= float(v) / float(c @ x)
+    return x
+
+
+def _norm(v):
+    return float(np.max(np.abs(v))) if len(v) else 0.0
+
+
+def _newton_float(comp, y, r, max_iter=30):
+    n = comp.n
+    for it in range(max_iter):
+        g = comp.G(y, r)
+        if not np.all(np.isfinite(g)):
+            return y, False, it
+        J = comp.J(y, r)[:, :n]
+        try:
+            step = np.linalg.solve(J, -g)
+        except np.linalg.LinAlgError:
+            return y, False, it
+        if not np.all(np.isfinite(step)):
+            return y, False, it
+        # damping: no step of more than 5 in log scale (a factor e^5)
+        big = np.max(np.abs(step) / np.maximum(1.0, 1e-3 * np.abs(y)))
+        if big > 5:
+            step *= 5 / big
+        y = y + step
+        if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, np.abs(y))):
+            g = comp.G(y, r)
+            return y, bool(np.all(np.isfinite(g))), it + 1
+    return y, False, max_iter
+
+
+def _ptc(comp, y, r, max_iter=2000):
+    """Pseudo-transient continuation on the log-ODE (invariant rows algebraic)."""
+    n = comp.n
+    D = np.array([1.0 if d else 0.0 for d in comp.dynamic])
+    dt = 0.05
+    g = comp.G(y, r)
+    if not np.all(np.isfinite(g)):
+        raise PrecisionError("the float start is not finite at the initial state")
+    ng = _norm(g)
+    for _ in range(max_iter):
+        J = comp.J(y, r)[:, :n]
+        with np.errstate(all="ignore"):
+            A = np.diag(D / dt) - J
+        try:
+            with np.errstate(all="ignore"):
+                step = np.linalg.solve(A, g)
+        except np.linalg.LinAlgError:
+            dt /= 4
+            continue
+        y_new = y + step
+        g_new = comp.G(y_new, r)
+        if not (np.all(np.isfinite(step)) and np.all(np.isfinite(g_new))) or _norm(g_new) > 1e3 * max(ng, 1e-300):
+            dt /= 4
+            if dt < 1e-12:
+                break
+            continue
+        ng_new = _norm(g_new)
+        y, g = y_new, g_new
+        dt = min(dt * min(10.0, max(0.5, ng / max(ng_new, 1e-300))), 1e15)
+        ng = ng_new
+        if np.all(np.abs(step) <= 1e-12 * np.maximum(1.0, np.abs(y))) and dt > 1e6:
+            return y
+    y2, ok, _ = _newton_float(comp, y, r)
+    if ok:
+        return y2
+    raise PrecisionError("the float start (pseudo-transient continuation) did not converge")
+
+
+def _scale(model) -> float:
+    C = getattr(model, "C", None)
+    return float(C) if C else 1.0
+
+
+def float_fixed_point(model, rho) -> np.ndarray:
+    """Float64 solution ``y = log x`` of the stationary system at load ``rho`` (see the module
+    docstring, step 1); ``rho`` may be an mpf far outside the float range."""
+    comp = model.compiled
+    comp.require_smooth()
+    with mpmath.workdps(30):
+        r_t = float(mpmath.log(to_mpf(rho)))
+    s = math.log(_scale(model))
+    r0 = min(max(r_t, s + math.log(0.05)), s + math.log(20.0))
+    cache = model.__dict__.setdefault("_float_start_cache", {})
+    key = round(r0, 12)
+    if key in cache:
+        y = cache[key].copy()
+    else:
+        y0 = np.log(np.maximum(default_initial_state(model, math.exp(r0)), 1e-300))
+        y = _ptc(comp, y0, r0)
+        cache[key] = y.copy()
+    return _continue(comp, y, r0, r_t)
+
+
+def _continue(comp, y, r0, r1):
+    n = comp.n
+    r = r0
+    if r1 == r0:
+        return y
+    h = math.copysign(min(abs(r1 - r0), 0.5), r1 - r0)
+    for _ in range(100000):
+        if r == r1:
+            return y
+        s = h if abs(r1 - r) > abs(h) else r1 - r
+        Jf = comp.J(y, r)
+        try:
+            t = np.linalg.solve(Jf[:, :n], -Jf[:, n])
+        except np.linalg.LinAlgError:
+            t = np.zeros(n)
+        y_new, ok, it = _newton_float(comp, y + s * t, r + s)
+        if ok:
+            y, r = y_new, r + s
+            if it <= 4:
+                h *= 2
+        else:
+            h /= 2
+            if abs(h) < 1e-10 * max(1.0, abs(r)):
+                raise PrecisionError(f"continuation in the load stalled at rho = {math.exp(r):.6g}")
+    raise PrecisionError("continuation in the load did not finish")  # pragma: no cover
+
+
+# ==================================================================================================
+# ball arithmetic: Newton and Krawczyk
+# ==================================================================================================
+
+def _to_arb_vec(v):
+    return [arb(float(x)) if not isinstance(x, arb) else x for x in v]
+
+
+def _newton_arb(comp, y0, r_ball, prec):
+    """Midpoint Newton iteration in ball arithmetic, the precision doubling up to ``prec``."""
+    n = comp.n
+    y = [arb(float(v)) for v in y0]
+    cur = 64
+    last_step = None
+    for _ in range(200):
+        cur = min(2 * cur, prec)
+        with flint_prec(cur):
+            G, J, _dr = comp.GJ_arb(y, r_ball)
+            g = arb_mat([[gi.mid()] for gi in G])
+            try:
+                step = J.mid().solve(g)
+            except (ZeroDivisionError, ValueError):
+                raise PrecisionError("singular Jacobian in the ball Newton iteration") from None
+            step = [step[i, 0].mid() for i in range(n)]
+            y = [arb((y[i] - step[i]).mid()) for i in range(n)]
+            small = all(abs(step[i]) <= arb(2) ** (-(cur - 24)) * max(arb(1), abs(y[i])) for i in range(n))
+            last_step = max(float(abs(step[i]).mid()) for i in range(n)) if n else 0.0
+        if cur == prec and small:
+            return y, last_step
+    raise PrecisionError("the ball Newton iteration did not converge")
+
+
+def _float_inverse(J: arb_mat):
+    n = J.nrows()
+    M = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    try:
+        Y = np.linalg.inv(M)
+    except np.linalg.LinAlgError:
+        return None
+    if not np.all(np.isfinite(Y)):
+        return None
+    return arb_mat([[arb(float(v)) for v in row] for row in Y])
+
+
+def _krawczyk(comp, m, rad, r_ball, Y=None):
+    """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``."""
+    n = comp.n
+    X = [arb(m[i], rad[i]) for i in range(n)]
+    Gm = comp.G_arb(m, r_ball)
+    _g, JX, _dr = comp.GJ_arb(X, r_ball)
+    if Y is None:
+        _gm, Jm, _ = comp.GJ_arb(m, r_ball)
+        Y = _float_inverse(Jm)
+        if Y is None:
+            try:
+                Y = arb_mat([[Jm[i, j].mid() for j in range(n)] for i in range(n)]).inv()
+                Y = arb_mat([[Y[i, j].mid() for j in range(n)] for i in range(n)])
+            except (ZeroDivisionError, ValueError):
+                return False, math.inf, None, None
+    I = arb_mat([[arb(1) if i == j else arb(0) for j in range(n)] for i in range(n)])
+    D = arb_mat([[arb(0, rad[i])] for i in range(n)])
+    K = arb_mat([[m[i]] for i in range(n)]) - Y * arb_mat([[g] for g in Gm]) + (I - Y * JX) * D
+    margin = 0.0
+    ok = True
+    for i in range(n):
+        dev = abs(K[i, 0] - m[i])
+        if not (dev < rad[i]):
+            ok = False
+            margin = math.inf
+        elif ok:
+            margin = max(margin, float((dev.upper() / rad[i]).mid()))
+    return ok, margin, [K[i, 0] for i in range(n)], Y
+
+
+# ==================================================================================================
+# the generic certified solver
+# ==================================================================================================
+
+def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool = True,
+                          y_start=None) -> FixedPointResult:
+    """The certified fixed point of ``model`` at load ``rho`` from its definition only (module
+    docstring). Raises :class:`~symloss.PrecisionError` when ``dps`` digits cannot be certified."""
+    comp = model.compiled
+    comp.require_smooth()
+    n = comp.n
+    if n > _GENERIC_MAX_VARIABLES:
+        raise ValueError(f"the generic certified solver handles at most {_GENERIC_MAX_VARIABLES} state variables, "
+                         f"this model has {n}")
+    y_f = float_fixed_point(model, rho) if y_start is None else np.asarray(y_start, dtype=float)
+    ymax = float(np.max(np.abs(y_f))) if n else 0.0
+    prec = dps_to_prec(dps) + 64 + int(math.log2(1.0 + ymax)) + 2 * int(math.log2(n + 2))
+    with mpmath.workdps(30):
+        r_f = float(mpmath.log(to_mpf(rho)))
+    grad = comp.grad_log_blocking(y_f, r_f)
+    sens = 1.0 + float(np.sum(np.abs(grad)))
+    while prec <= _MAX_PREC:
+        with flint_prec(prec):
+            r_ball = to_arb(rho).log()
+            m, _ = _newton_arb(comp, y_f, r_ball, prec)
+            delta = 10.0 ** (-(dps + 3)) / sens
+            rad = [arb(delta)] * n
+            ok, margin, K, Y = _krawczyk(comp, m, rad, r_ball)
+            if ok:
+                box = [arb(m[i], rad[i]) for i in range(n)]
+                B = comp.blocking_arb(box, r_ball)
+                if arb_relative_accuracy_ok(B, dps):
+                    x_work = [arb_to_mpf(mi.exp()) for mi in m]
+                    bracket = (arb_to_mpf(arb(B.lower())), arb_to_mpf(arb(B.upper())))
+                    Bm = arb_to_mpf(B)
+                    box_s = [(mpmath.nstr(arb_to_mpf(arb(b.lower())), 20), mpmath.nstr(arb_to_mpf(arb(b.upper())), 20))
+                             for b in box]
+                    break
+                sens *= 10.0
+        prec *= 2
+    else:
+        raise PrecisionError(f"{model!r}: fixed point at rho={rho} not certified to {dps} digits "
+                             "(Krawczyk test failed up to the precision limit)")
+    with mpmath.workdps(dps + 15):
+        rm = to_mpf(rho)
+        res = model.drift_residual(x_work, rm) if residual else mpmath.nan
+        x = [rounded(v, dps) for v in x_work]
+        Bv = rounded(Bm, dps)
+    return FixedPointResult(
+        model.name, rm, x, Bv, bracket, res,
+        "generic: float continuation, Newton in arb, Krawczyk test on the model's stationary equations "
+        "in y = log x", dps,
+        {"box": box_s, "certificate": {"kind": "krawczyk", "variables": "log", "delta": f"{delta:.3e}",
+                                        "margin": margin, "prec": prec, "fingerprint": model.fingerprint()},
+         "_x_work": x_work})
+
+
+# ==================================================================================================
+# dispatch: accelerators first (verified), else generic
+# ==================================================================================================
+
+def _check_rho(rho):
+    return check_real(rho, "rho", lower=0, lower_open=True)
+
+
+def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> FixedPointResult:
+    """``model.fixed_point`` / ``model.blocking``: accelerator (verified) or generic solver."""
+    _check_rho(rho)
+    dps = check_dps(dps)
+    from .registry import accelerator_for
+    acc = accelerator_for(model)
+    if acc is not None:
+        ok, reason = acc.applies(model)
+        if ok:
+            res = acc.solve(model, rho, dps, residual=residual)
+            vok, vreason = acc.verify(model, res, dps)
+            if vok:
+                res.extra.pop("_x_work", None)
+                return res
+            warnings.warn(f"{model!r}: the {acc.name} accelerator's answer does not satisfy the model's own "
+                          f"stationary equations ({vreason}); using the generic certified solver",
+                          DefinitionMismatchWarning, stacklevel=3)
+        elif acc.warn_on_mismatch(model):
+            warnings.warn(f"{model!r}: the definition differs from the equations the {acc.name} accelerator "
+                          f"assumes ({reason}); using the generic certified solver", DefinitionMismatchWarning,
+                          stacklevel=3)
+    res = certified_fixed_point(model, rho, dps, residual=residual)
+    res.extra.pop("_x_work", None)
+    return res
+
+
+# ==================================================================================================
+# enclosures over an interval of loads
+# ==================================================================================================
+
+def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
+    """Box and blocking enclosures valid for every load in ``[rho_lo, rho_hi]`` (parametric
+    Krawczyk; raises :class:`~symloss.PrecisionError` when the test fails, e.g. on a too wide
+    interval: bisect it)."""
+    check_real(rho_lo, "rho_lo", lower=0, lower_open=True)
+    check_real(rho_hi, "rho_hi", lower=0, lower_open=True)
+    comp = model.compiled
+    comp.require_smooth()
+    n = comp.n
+    with flint_prec(prec):
+        lo, hi = to_arb(rho_lo), to_arb(rho_hi)
+        if not lo <= hi:
+            raise ValueError(f"rho_lo must be <= rho_hi, got {rho_lo} and {rho_hi}")
+        rl, rh = lo.log(), hi.log()
+        R = arb.union(rl, rh)
+        r_mid = arb(R.mid())
+        if y_mid is None:
+            y_mid = float_fixed_point(model, arb_to_mpf(r_mid.exp()))
+        m, _ = _newton_arb(comp, y_mid, r_mid, prec)
+        _g, Jm, dr = comp.GJ_arb(m, r_mid)
+        try:
+            t = Jm.mid().solve(arb_mat([[d.mid()] for d in dr]))
+        except (ZeroDivisionError, ValueError):
+            raise PrecisionError("singular Jacobian at the middle of the load interval") from None
+        w = R.rad()
+        rad = [abs(t[i, 0].mid()) * w * 2 + arb(2) ** (-(prec - 30)) * (1 + abs(m[i])) for i in range(n)]
+        Y = None
+        for _ in range(8):
+            ok, margin, K, Y = _krawczyk(comp, m, rad, R, Y)
+            if ok:
+                box = [arb(m[i], rad[i]) for i in range(n)]
+                B = comp.blocking_arb(box, R)
+                LB = comp.log_blocking_arb(box, R)
+                return Enclosure(rho_lo, rho_hi, box, B, LB, margin, prec)
+            if K is None:
+                break
+            # epsilon inflation: the new radius covers K with a margin
+            rad = [max(rad[i] * 2, (abs(K[i] - m[i]).upper() if K[i].is_finite() else rad[i] * 8) * arb(1.5))
+                   for i in range(n)]
+            if any(not r.is_finite() or r > 50 for r in rad):
+                break
+    raise PrecisionError(f"{model!r}: no Krawczyk enclosure on [{rho_lo}, {rho_hi}]; bisect the interval")
+
+
+# ==================================================================================================
+# ODE
+# ==================================================================================================
+
+def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
+    """Integrate the mean-field ODE of ``model`` (scipy ``solve_ivp``, exact lambdified Jacobian)."""
+    from scipy.integrate import solve_ivp
+    rho = float(_check_rho(rho))
+    if not math.isfinite(rho):
+        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    n = len(model.variables)
+    x0 = np.asarray(x0, dtype=float)
+    if x0.shape != (n,):
+        raise ValueError(f"x0 must have length {n} (the variables {model.variables})")
+    if np.any(~np.isfinite(x0)) or np.any(x0 < -1e-12) or np.any(x0 > 1 + 1e-12):
+        raise ValueError("x0 must have entries in [0, 1]")
+    t = np.asarray(t, dtype=float)
+    if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or t[0] < 0 or not np.all(np.isfinite(t)):
+        raise ValueError("t must be a 1-d increasing array of finite times >= 0")
+    f, J = model._np_drift, model._np_jac
+    smooth = model.compiled.smooth
+
+    def rhs(_t, y):
+        return np.asarray(f(*y, rho), dtype=float).ravel()
+
+    def jac(_t, y):
+        return np.asarray(J(*y, rho), dtype=float).reshape(n, n)
+    if not smooth and method in ("LSODA", "Radau", "BDF"):
+        method = "RK45"
+    kw = {"jac": jac} if method in ("LSODA", "Radau", "BDF") else {}
+    sol = solve_ivp(rhs, (0.0 if t[0] > 0 else t[0], t[-1]), x0, method=method, t_eval=t, rtol=rtol,
+                    atol=atol, **kw)
+    if not sol.success:
+        raise RuntimeError(f"ODE integration failed: {sol.message}")
+    X = sol.y.T
+    Bf = model._np_blocking
+    B = np.array([float(Bf(*row)) for row in X])
+    return OdeResult(sol.t, X, B, tuple(model.variables), bool(sol.success), sol.message)

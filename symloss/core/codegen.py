@@ -1,0 +1,372 @@
+r"""Code generation: the stationary system of a :class:`~symloss.core.model.MeanFieldModel`, compiled
+to numpy (float64) and python-flint ``arb`` evaluators, in logarithmic variables.
+
+Change of variables (derived symbolically, once per definition). The solvers work in
+:math:`y_j = \log x_j` and :math:`r = \log\rho`, so that fixed points far below the float range
+(power-of-d blocking :math:`10^{-160}` at ``C = 5, d = 3, rho = 0.5``, or :math:`10^{-5.6 \cdot 10^{11}}`
+at ``C = 50``) are ordinary numbers. Each drift row ``i`` of the square stationary system is divided
+by :math:`x_i` (a positive factor, so the zeros are unchanged): for the birth-death-like rows of
+load-balancing models the result is a sum of O(1) terms at the fixed point. Invariant rows
+:math:`c \cdot x - v` are kept as they are.
+
+*Terms form.* When every row is a Laurent polynomial in the state and :math:`\rho` with rational
+coefficients (every shipped model and most user models), row ``i`` is stored as a table of terms
+:math:`c_t \exp(a_t \cdot y + p_t r)`. The float evaluator computes every term as one ``exp`` of a
+linear form (no intermediate underflow: a term below the float range is negligible, not a 0/0), and
+the Jacobian :math:`\partial G_i/\partial y_j = \sum_t c_t a_{tj} \exp(\cdot)` from the same table. The
+``arb`` evaluator computes the same terms in ball arithmetic (any exponent range). *Direct form.*
+Other rates (rational functions, ``exp``, ...) are lambdified after the substitution
+:math:`x = e^y, \rho = e^r` (SymPy differentiates the substituted rows for the Jacobian).
+
+Printers: ``numpy_lambdify`` (SymPy's NumPy printer; ``Heaviside(x, 1)`` as ``numpy.heaviside``)
+and :class:`ArbPrinter` (rationals as exact ``arb`` balls, ``exp``/``log``/``sqrt`` as ball
+functions). As in SymPy's ``MpmathPrinter``, the printers do not set precision: the caller does
+(:func:`symloss.core.precision.flint_prec`).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sp
+from flint import arb, arb_mat, fmpq
+from sympy.printing.pycode import PythonCodePrinter
+
+from .model import RHO, ModelDefinitionError
+
+__all__ = ["CompiledModel", "compile_model", "numpy_lambdify", "arb_lambdify", "ArbPrinter", "laurent_terms"]
+
+
+# --------------------------------------------------------------------------------------------------
+# printers
+# --------------------------------------------------------------------------------------------------
+
+class ArbPrinter(PythonCodePrinter):
+    """Prints SymPy expressions as Python code on python-flint ``arb`` balls."""
+
+    def _print_Integer(self, expr):
+        return f"_Z({int(expr)})"
+
+    def _print_Rational(self, expr):
+        return f"_Q({int(expr.p)}, {int(expr.q)})"
+
+    def _print_Half(self, expr):
+        return "_Q(1, 2)"
+
+    def _print_Float(self, expr):
+        m, e = float(expr).as_integer_ratio()
+        return f"_Q({m}, {e})"
+
+    def _print_Pow(self, expr, rational=False):
+        b, e = expr.as_base_exp()
+        if e == sp.Rational(1, 2):
+            return f"_sqrt({self._print(b)})"
+        if e.is_Integer:
+            return f"({self._print(b)})**{int(e)}"
+        return f"({self._print(b)})**({self._print(e)})"
+
+    def _print_exp(self, expr):
+        return f"_exp({self._print(expr.args[0])})"
+
+    def _print_log(self, expr):
+        return f"_log({self._print(expr.args[0])})"
+
+    def _print_Exp1(self, expr):
+        return "_exp(_Z(1))"
+
+    def _print_Pi(self, expr):
+        return "_pi()"
+
+    def _print_Heaviside(self, expr):  # pragma: no cover - rejected before printing
+        raise ModelDefinitionError("Heaviside rates are not differentiable: no ball evaluation")
+
+    _print_Max = _print_Min = _print_Heaviside
+
+
+def _arb_q(p, q):
+    return arb(fmpq(p, q))
+
+
+_ARB_NS = {"_Z": arb, "_Q": _arb_q, "_exp": lambda x: x.exp(), "_log": lambda x: x.log(),
+           "_sqrt": lambda x: x.sqrt(), "_pi": arb.pi}
+
+
+def arb_lambdify(args, expr):
+    """``sympy.lambdify`` to python-flint ``arb`` (exact rational constants)."""
+    return sp.lambdify(args, expr, modules=[_ARB_NS], printer=ArbPrinter)
+
+
+def numpy_lambdify(args, expr):
+    """``sympy.lambdify`` to numpy; ``Heaviside(x, H0)`` becomes ``numpy.heaviside(x, H0)`` (the
+    default printer's piecewise form fails on arrays)."""
+    ns = {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}
+    return sp.lambdify(args, expr, modules=[ns, "numpy"])
+
+
+# --------------------------------------------------------------------------------------------------
+# terms form
+# --------------------------------------------------------------------------------------------------
+
+def laurent_terms(expr, symbols):
+    """``expr`` (expanded) as a list of ``(coefficient, exponents)`` with a rational coefficient and
+    the non-zero rational exponents as a dict ``{symbol index: exponent}``, or ``None`` when it is not
+    such a Laurent polynomial."""
+    expr = sp.expand(expr)
+    out = []
+    idx = {s: i for i, s in enumerate(symbols)}
+    for term in sp.Add.make_args(expr):
+        if term == 0:
+            continue
+        coeff, rest = term.as_coeff_Mul()
+        if not (coeff.is_Rational or coeff.is_Float):
+            return None
+        exps: dict = {}
+        for base, e in rest.as_powers_dict().items():
+            if base == 1:
+                continue
+            if base.is_number:
+                if base.is_Rational and e.is_Integer:
+                    coeff = coeff * base ** e
+                    continue
+                return None
+            if base not in idx or not e.is_Rational:
+                return None
+            j = idx[base]
+            exps[j] = exps.get(j, sp.Integer(0)) + e
+        coeff = sp.nsimplify(coeff) if coeff.is_Float else coeff
+        out.append((sp.Rational(coeff), {j: e for j, e in exps.items() if e != 0}))
+    return out
+
+
+@dataclass
+class _TermTable:
+    """Terms c_t exp(A_t . z) scattered into rows; z = (y_0..y_{n-1}, r)."""
+    row: np.ndarray           # (T,) int
+    coef_q: list              # (T,) sympy Rational (exact)
+    A_q: list                 # (T,) dicts {variable index (n_vars: r): exponent} (sympy Rational)
+    n_rows: int
+    n_vars: int
+    coef: np.ndarray = field(init=False)
+    A: np.ndarray = field(init=False)
+
+    def __post_init__(self):
+        import scipy.sparse as sps
+        T = len(self.A_q)
+        self.coef = np.array([float(c) for c in self.coef_q], dtype=np.float64)
+        ti = [t for t in range(T) for j in self.A_q[t]]
+        tj = [j for t in range(T) for j in self.A_q[t]]
+        tv = [float(self.A_q[t][j]) for t in range(T) for j in self.A_q[t]]
+        self.A = sps.csr_matrix((tv, (ti, tj)), shape=(T, self.n_vars + 1))
+        self.A_r = np.zeros(T)
+        for t in range(T):
+            if self.n_vars in self.A_q[t]:
+                self.A_r[t] = float(self.A_q[t][self.n_vars])
+        nz = [(t, j, a) for t, j, a in zip(ti, tj, tv) if j < self.n_vars]
+        self.jt = np.array([t for t, _, _ in nz], dtype=np.int64)
+        self.jc = np.array([j for _, j, _ in nz], dtype=np.int64)
+        self.jr = self.row[self.jt] if nz else np.zeros(0, np.int64)
+        self.ja = np.array([a for _, _, a in nz], dtype=np.float64)
+        # arb data: exact coefficient balls and integer/rational exponents per term
+        self.coef_arb = [arb(fmpq(int(c.p), int(c.q))) for c in self.coef_q]
+        self.terms_arb = [[(j, int(a) if a.is_Integer else fmpq(int(a.p), int(a.q))) for j, a in sorted(e.items())]
+                          for e in self.A_q]
+
+    # float64 ------------------------------------------------------------------------------------
+    def exps(self, z):
+        with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+            return np.exp(self.A @ z)
+
+    def values(self, z):
+        E = self.exps(z)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.bincount(self.row, weights=self.coef * E, minlength=self.n_rows)
+
+    def jacobian(self, z):
+        """(n_rows, n_vars + 1): derivatives in y and (last column) r."""
+        E = self.exps(z)
+        J = np.zeros((self.n_rows, self.n_vars + 1))
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.add.at(J, (self.jr, self.jc), self.coef[self.jt] * self.ja * E[self.jt])
+            J[:, self.n_vars] = np.bincount(self.row, weights=self.coef * self.A_r * E, minlength=self.n_rows)
+        return J
+
+    # arb ----------------------------------------------------------------------------------------
+    def _monomials(self, z):
+        """exp(A_t . z) for each term, as balls (z: list of n_vars + 1 balls)."""
+        out = []
+        for e in self.terms_arb:
+            L = arb(0)
+            for j, a in e:
+                L += z[j] * a
+            out.append(L.exp())
+        return out
+
+    def values_arb(self, z):
+        M = self._monomials(z)
+        vals = [arb(0)] * self.n_rows
+        for t, m in enumerate(M):
+            i = int(self.row[t])
+            vals[i] = vals[i] + self.coef_arb[t] * m
+        return vals
+
+    def jacobian_arb(self, z):
+        """(values, Jacobian in y as arb_mat, derivative in r as list)."""
+        M = self._monomials(z)
+        n = self.n_vars
+        vals = [arb(0)] * self.n_rows
+        J = [[arb(0)] * n for _ in range(self.n_rows)]
+        dr = [arb(0)] * self.n_rows
+        for t, m in enumerate(M):
+            i = int(self.row[t])
+            cm = self.coef_arb[t] * m
+            vals[i] += cm
+            for j, a in self.terms_arb[t]:
+                if j < n:
+                    J[i][j] += cm * a
+                else:
+                    dr[i] += cm * a
+        return vals, arb_mat(J), dr
+
+
+# --------------------------------------------------------------------------------------------------
+# the compiled model
+# --------------------------------------------------------------------------------------------------
+
+class CompiledModel:
+    r"""The square stationary system :math:`G(y, r) = 0` of a model in log variables, with float and
+    ball evaluators and the blocking (see the module docstring)."""
+
+    def __init__(self, model):
+        rows, replaced = model._square_system
+        V = list(model.variables)
+        n = len(V)
+        self.n = n
+        self.variables = tuple(V)
+        self.dynamic = [i not in replaced for i in range(n)]
+        scaled = [sp.expand(rows[i] / V[i]) if self.dynamic[i] else sp.expand(rows[i]) for i in range(n)]
+        self.rows_expr = scaled
+        syms = V + [RHO]
+        tabs = [laurent_terms(e, syms) for e in scaled]
+        B = model._blocking
+        btab = laurent_terms(B, syms)
+        self.mode = "terms" if all(t is not None for t in tabs) and btab is not None and btab else "direct"
+        if any(e.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise) for e in list(rows) + [B]):
+            self.smooth = False
+        else:
+            self.smooth = True
+        if self.mode == "terms":
+            row, cq, aq = [], [], []
+            for i, t in enumerate(tabs):
+                for c, e in t:
+                    row.append(i)
+                    cq.append(c)
+                    aq.append(e)
+            self.table = _TermTable(np.array(row, dtype=np.int64), cq, aq, n, n)
+            brow = np.zeros(len(btab), dtype=np.int64)
+            self.btable = _TermTable(brow, [c for c, _ in btab], [e for _, e in btab], 1, n)
+            self.blocking_monomial = len(btab) == 1 and btab[0][0] > 0
+            self.blocking_positive = all(c > 0 for c, _ in btab)
+        else:
+            if not self.smooth:
+                self._direct = None
+            else:
+                ys = sp.symbols(f"_y0:{n}", real=True)
+                rs = sp.Symbol("_r", real=True)
+                sub = {V[j]: sp.exp(ys[j]) for j in range(n)}
+                sub[RHO] = sp.exp(rs)
+                G = [sp.simplify(e.subs(sub)) for e in scaled]
+                Jy = [[sp.diff(g, yj) for yj in ys] for g in G]
+                Jr = [sp.diff(g, rs) for g in G]
+                Bz = B.subs(sub)
+                args = list(ys) + [rs]
+                self._direct = {
+                    "G_np": numpy_lambdify(args, G), "J_np": numpy_lambdify(args, sp.Matrix(Jy).row_join(sp.Matrix(Jr))),
+                    "G_arb": arb_lambdify(args, G), "J_arb": arb_lambdify(args, Jy), "Jr_arb": arb_lambdify(args, Jr),
+                    "B_np": numpy_lambdify(args, Bz), "B_arb": arb_lambdify(args, Bz)}
+            self.blocking_monomial = False
+            self.blocking_positive = False
+
+    def require_smooth(self):
+        if not self.smooth or (self.mode == "direct" and self._direct is None):
+            raise ModelDefinitionError(
+                "the generic certified solver needs differentiable rates; this model's stationary system "
+                "contains Heaviside/Max/Min/Abs/Piecewise (a non-smooth fluid limit such as full JSQ)")
+
+    # float64 ------------------------------------------------------------------------------------
+    def G(self, y, r):
+        z = np.append(np.asarray(y, dtype=np.float64), r)
+        if self.mode == "terms":
+            return self.table.values(z)
+        return np.asarray(self._direct["G_np"](*z), dtype=np.float64)
+
+    def J(self, y, r):
+        """(n, n + 1): Jacobian in y, last column the derivative in r."""
+        z = np.append(np.asarray(y, dtype=np.float64), r)
+        if self.mode == "terms":
+            return self.table.jacobian(z)
+        return np.asarray(self._direct["J_np"](*z), dtype=np.float64).reshape(self.n, self.n + 1)
+
+    def log_blocking(self, y, r) -> float:
+        z = np.append(np.asarray(y, dtype=np.float64), r)
+        if self.mode == "terms":
+            L = self.btable.A @ z
+            if self.blocking_positive:
+                m = L.max()
+                return float(m + math.log(float(np.sum(self.btable.coef * np.exp(L - m)))))
+            v = float(np.sum(self.btable.coef * np.exp(L)))
+            return math.log(v) if v > 0 else -math.inf
+        v = float(self._direct["B_np"](*z))
+        return math.log(v) if v > 0 else -math.inf
+
+    def grad_log_blocking(self, y, r) -> np.ndarray:
+        """d log B / d y (float64)."""
+        z = np.append(np.asarray(y, dtype=np.float64), r)
+        if self.mode == "terms":
+            L = self.btable.A @ z
+            w = self.btable.coef * np.exp(L - L.max())
+            return np.asarray(self.btable.A[:, :self.n].T @ w).ravel() / w.sum()
+        h = 1e-7
+        base = self.log_blocking(y, r)
+        g = np.zeros(self.n)
+        for j in range(self.n):
+            yy = np.array(y, dtype=float)
+            yy[j] += h
+            g[j] = (self.log_blocking(yy, r) - base) / h
+        return g
+
+    # arb ----------------------------------------------------------------------------------------
+    def G_arb(self, y, r):
+        z = list(y) + [r]
+        if self.mode == "terms":
+            return self.table.values_arb(z)
+        return list(self._direct["G_arb"](*z))
+
+    def GJ_arb(self, y, r):
+        """(G, J_y as arb_mat, dG/dr) in ball arithmetic at the balls ``y``, ``r``."""
+        z = list(y) + [r]
+        if self.mode == "terms":
+            return self.table.jacobian_arb(z)
+        d = self._direct
+        return list(d["G_arb"](*z)), arb_mat([list(row) for row in d["J_arb"](*z)]), list(d["Jr_arb"](*z))
+
+    def blocking_arb(self, y, r):
+        z = list(y) + [r]
+        if self.mode == "terms":
+            return self.btable.values_arb(z)[0]
+        return self._direct["B_arb"](*z)
+
+    def log_blocking_arb(self, y, r):
+        """log B as a ball; exact linear form when B is a positive monomial (no overestimation)."""
+        if self.mode == "terms" and self.blocking_monomial:
+            z = list(y) + [r]
+            L = self.btable.coef_arb[0].log()
+            for j, a in self.btable.terms_arb[0]:
+                L += z[j] * a
+            return L
+        return self.blocking_arb(y, r).log()
+
+
+def compile_model(model) -> CompiledModel:
+    """Compile ``model``'s square stationary system (see :class:`CompiledModel`)."""
+    return CompiledModel(model)

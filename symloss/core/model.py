@@ -1,0 +1,558 @@
+r"""Models are data: the one definition of a mean-field model and everything derived from it.
+
+A mean-field model of ``N`` exchangeable servers (a density-dependent population process in Kurtz's
+sense) is given by
+
+* its **state variables** :math:`x = (x_1, \dots, x_n)` (fractions: occupancy ``x_k`` = fraction of
+  servers holding ``k`` jobs, or tails ``u_k`` = fraction holding at least ``k``), SymPy symbols;
+* its **parameters**: the load :math:`\rho` (:data:`RHO`) and any others, bound to exact values;
+* its **transitions**: a list of ``(jump, rate)``; from state ``x`` the ``N``-server system jumps to
+  ``x + jump/N`` at rate ``N * rate(x)`` (``jump`` a SymPy column of integers, ``rate`` a SymPy
+  expression in the state and :math:`\rho`);
+* its **blocking** (or any performance) expression :math:`B(x)`;
+* its **linear invariants** (``sum(x) = 1`` for an occupancy state);
+* optionally **finite-N rates** (:meth:`MeanFieldModel.finite_n_transitions`), for models whose
+  finite-N routing differs from the mean-field rates (sampling without replacement).
+
+Everything else is *derived* here from that definition and nowhere else: the drift
+:math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)`, the stationary equations, the square stationary system
+the solvers solve, its Jacobian, the polynomial system, the LaTeX of the equations, a fingerprint
+(hash) of the stationary equations that certificates record, and the compiled evaluators of
+:mod:`symloss.core.codegen` (numpy, python-flint ``arb``, mpmath) that the certified solver of
+:mod:`symloss.core.certify` runs.
+
+Define a model by subclassing :class:`MeanFieldModel` (override :meth:`~MeanFieldModel.transitions`
+and :meth:`~MeanFieldModel.blocking_expr`, set ``self.variables``) or with :func:`define_model`.
+The shipped policies (:class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`,
+:class:`~symloss.RandomRouting`, :class:`~symloss.JSQ`) are such subclasses; a subclass that
+overrides ``transitions()`` defines a new model, and every solver follows it.
+"""
+from __future__ import annotations
+
+import hashlib
+import numbers
+from fractions import Fraction
+from typing import Callable, Sequence
+
+import sympy as sp
+
+__all__ = ["MeanFieldModel", "define_model", "RHO", "BSYM", "ModelDefinitionError"]
+
+#: the load per server, :math:`\rho = \lambda/\mu` (service rate ``mu = 1``)
+RHO = sp.Symbol("rho", positive=True)
+#: the blocking probability, as an unknown of the polynomial system
+BSYM = sp.Symbol("B", positive=True)
+
+_STATE_KINDS = ("occupancy", "tail", "custom")
+
+
+def _nonzeros(jump) -> list:
+    """``[(index, value)]`` of the non-zero entries of a jump column (dense or sparse)."""
+    if isinstance(jump, sp.SparseMatrix) or hasattr(jump, "todok"):
+        return sorted((i, v) for (i, _j), v in jump.todok().items() if v != 0)
+    return [(i, v) for i, v in enumerate(jump) if v != 0]
+
+
+class ModelDefinitionError(ValueError):
+    """A model definition is inconsistent (a jump that is not an integer column of the right
+    length, an invariant that a jump changes, a rate in unknown symbols, ...)."""
+
+
+class _derived:
+    """A derived quantity of a model, computed once per *definition*.
+
+    The cache key is ``(type(model), model._cache_key(), the definition functions)``: two
+    instances of one class with the same constructor arguments share their derivations, and
+    replacing ``transitions``/``blocking_expr``/``invariants`` on a class (a mutation test) or in a
+    subclass gives a new key, so no stale derivation survives an edit of the definition."""
+
+    _CACHE: dict = {}
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        key = obj._definition_key()
+        if key is None:   # per-instance cache
+            store = obj.__dict__.setdefault("_derived_cache", {})
+            if self.name not in store:
+                store[self.name] = self.fn(obj)
+            return store[self.name]
+        full = (key, self.name)
+        if full not in self._CACHE:
+            self._CACHE[full] = self.fn(obj)
+        return self._CACHE[full]
+
+
+class MeanFieldModel:
+    r"""Base class of a mean-field model defined by its transitions (see the module docstring).
+
+    Subclasses set ``self.variables`` (a tuple of SymPy symbols) in ``__init__`` and override
+    :meth:`transitions` and :meth:`blocking_expr`; optionally :meth:`invariants`,
+    :meth:`finite_n_transitions`, :meth:`finite_n_blocking_expr`, :meth:`initial_state` and
+    ``state_kind`` (``"occupancy"``, ``"tail"`` or ``"custom"``) with ``C`` (the capacity, used by
+    finite-N state enumeration).
+
+    Numerics (:meth:`fixed_point`, :meth:`blocking`, :meth:`enclose`) use a registered accelerator
+    for the model's class when one exists and its assumptions hold for this definition (checked,
+    see :mod:`symloss.meanfield.accelerators`), otherwise the generic certified solver
+    (:func:`symloss.core.certify.certified_fixed_point`), which needs only the definition.
+    """
+
+    name = "model"
+    state_kind = "custom"
+    variables: tuple = ()
+    #: values of parameters other than rho, substituted into the rates (exact numbers)
+    parameter_values: dict = {}
+
+    # ---- the one definition (override) -------------------------------------------------------------
+    def transitions(self) -> list:
+        """List of ``(jump, rate)``: from ``x`` the system jumps to ``x + jump/N`` at rate
+        ``N * rate(x)`` (``jump``: SymPy column of integers; ``rate``: SymPy expression in the state
+        variables and :data:`RHO`)."""
+        raise NotImplementedError(f"{type(self).__name__} must define transitions()")
+
+    def blocking_expr(self) -> sp.Expr:
+        """The stationary blocking probability as a function of the state."""
+        raise NotImplementedError(f"{type(self).__name__} must define blocking_expr()")
+
+    def invariants(self) -> list:
+        """Linear invariants of the dynamics with their values, as ``sympy.Eq(linear form, value)``
+        (e.g. ``Eq(x0 + ... + xC, 1)`` for an occupancy state). Default: none."""
+        return []
+
+    def finite_n_transitions(self, N: int, sampling: str = "with_replacement"):
+        """Finite-N transitions in the count variables (``None``: the mean-field rates, i.e. the
+        count chain jumps by ``jump`` at rate ``N * rate(n / N)``). Models whose finite-N routing
+        differs (sampling without replacement) return ``(jump, rate)`` with ``rate`` a SymPy
+        expression in :meth:`count_symbols` and :data:`RHO` (total rate, not per server)."""
+        return None
+
+    def finite_n_blocking_expr(self, N: int, sampling: str = "with_replacement"):
+        """Probability that an arrival is lost in count state ``n`` (``None``: ``blocking_expr`` at
+        ``n / N``)."""
+        return None
+
+    def initial_state(self, rho: float):
+        """A physical state (floats, order of ``variables``) from which the mean-field ODE reaches
+        the fixed point; used to start the float solve. Default: by ``state_kind`` (independent
+        M/M/C/C stations for occupancy and tail states), else 1/2 scaled onto the invariants."""
+        return None
+
+    # ---- identity -----------------------------------------------------------------------------------
+    def _cache_key(self):
+        """Constructor arguments that determine the definition (``None``: cache per instance)."""
+        return None
+
+    def _definition_key(self):
+        k = self._cache_key()
+        if k is None:
+            return None
+        cls = type(self)
+        fns = tuple(getattr(cls, m, None) for m in ("transitions", "blocking_expr", "invariants",
+                                                     "finite_n_transitions", "finite_n_blocking_expr"))
+        return (cls, k, fns)
+
+    @property
+    def rho(self):
+        return RHO
+
+    @property
+    def parameters(self) -> tuple:
+        """The free parameter(s) of the stationary equations: ``(rho,)``."""
+        return (RHO,)
+
+    def count_symbols(self) -> tuple:
+        """Symbols of the finite-N count state (``N`` times each variable), e.g. ``n0..nC``."""
+        return tuple(sp.Symbol(f"n_{v}", nonnegative=True, integer=True) for v in self.variables)
+
+    # ---- derived: symbolic ----------------------------------------------------------------------------
+    @_derived
+    def _checked_transitions(self):
+        trs = self.transitions()
+        n = len(self.variables)
+        if n == 0:
+            raise ModelDefinitionError(f"{type(self).__name__}: no state variables (set self.variables)")
+        if not isinstance(trs, (list, tuple)) or not trs:
+            raise ModelDefinitionError(f"{type(self).__name__}.transitions() must return a non-empty list of "
+                                       f"(jump, rate), got {type(trs).__name__}")
+        allowed = set(self.variables) | {RHO}
+        subs = {sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v) for k, v in
+                self.parameter_values.items()}
+        out = []
+        for i, item in enumerate(trs):
+            try:
+                jump, rate = item
+            except (TypeError, ValueError):
+                raise ModelDefinitionError(f"transition {i}: expected (jump, rate), got {item!r}") from None
+            jump = jump if isinstance(jump, sp.MatrixBase) else sp.Matrix(jump)
+            if jump.shape != (n, 1):
+                raise ModelDefinitionError(f"transition {i}: jump must be a column of length {n} "
+                                           f"(the variables {self.variables}), got shape {jump.shape}")
+            nz = _nonzeros(jump)
+            if not all(sp.sympify(e).is_Integer for _, e in nz):
+                raise ModelDefinitionError(f"transition {i}: jump entries must be integers, got {list(jump)}")
+            if not nz:
+                raise ModelDefinitionError(f"transition {i}: the jump is zero")
+            rate = sp.sympify(rate)
+            if subs:
+                rate = rate.subs(subs)
+            extra = rate.free_symbols - allowed
+            if extra:
+                raise ModelDefinitionError(f"transition {i}: rate {rate} uses {sorted(map(str, extra))}, which are "
+                                           f"neither state variables {self.variables} nor rho (bind other "
+                                           f"parameters with parameter_values)")
+            out.append((jump, rate))
+        return out
+
+    def drift(self) -> sp.Matrix:
+        r"""Mean-field drift :math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)` (SymPy column Matrix)."""
+        return self._drift
+
+    @_derived
+    def _drift(self):
+        n = len(self.variables)
+        f = [sp.Integer(0)] * n
+        for jump, rate in self._checked_transitions:
+            for i, v in _nonzeros(jump):
+                f[i] = f[i] + v * rate
+        return sp.Matrix(n, 1, [sp.expand(e) for e in f])
+
+    def jacobian(self) -> sp.Matrix:
+        return self._drift.jacobian(sp.Matrix(self.variables))
+
+    @_derived
+    def _invariants(self):
+        """[(coefficient list, value)] of the declared invariants, checked against every jump."""
+        out = []
+        V = list(self.variables)
+        for e in self.invariants():
+            if not isinstance(e, sp.Equality):
+                raise ModelDefinitionError(f"invariants() must return sympy.Eq(linear form, value), got {e!r}")
+            lhs = sp.expand(e.lhs - e.rhs)
+            coeffs = lhs.as_coefficients_dict()
+            index = {v: j for j, v in enumerate(V)}
+            c = [sp.Integer(0)] * len(V)
+            value = sp.Integer(0)
+            for mono, coef in coeffs.items():
+                if not sp.sympify(coef).is_Rational:
+                    raise ModelDefinitionError(f"invariant {e} does not have rational coefficients")
+                if mono == 1:
+                    value = -coef
+                elif mono in index:
+                    c[index[mono]] += coef
+                else:
+                    raise ModelDefinitionError(f"invariant {e} is not linear in the state variables")
+            if all(ci == 0 for ci in c):
+                raise ModelDefinitionError(f"invariant {e} involves no state variable")
+            for i, (jump, _rate) in enumerate(self._checked_transitions):
+                if sum(c[j] * v for j, v in _nonzeros(jump)) != 0:
+                    raise ModelDefinitionError(f"invariant {e} is changed by transition {i} (jump {list(jump)})")
+            out.append((c, value))
+        return out
+
+    def conserved_forms(self) -> list:
+        """Every linear form ``c . x`` conserved by all jumps (a basis, rational coefficients)."""
+        from flint import fmpz_mat
+        n = len(self.variables)
+        trs = self._checked_transitions
+        J = fmpz_mat(len(trs), n)
+        for r, (jump, _rate) in enumerate(trs):
+            for i, v in _nonzeros(jump):
+                J[r, i] = int(v)
+        X, nullity = J.nullspace()
+        return [[sp.Integer(int(X[i, k])) for i in range(n)] for k in range(nullity)]
+
+    def stationary_equations(self) -> list:
+        """``drift = 0`` plus the invariants (SymPy equations)."""
+        eqs = [sp.Eq(e, 0) for e in self._drift]
+        V = self.variables
+        return eqs + [sp.Eq(sum(ci * v for ci, v in zip(c, V)), val) for c, val in self._invariants]
+
+    @_derived
+    def _square_system(self):
+        """The square system the solvers solve: ``(rows, replaced)``. ``rows[i]`` is drift component
+        ``i`` (``= 0``) except for one row per invariant, replaced by ``c . x - value``; ``replaced``
+        maps a replaced row index to its invariant index. Raises when the drift conserves a form
+        whose value is not declared (the stationary system would be singular)."""
+        n = len(self.variables)
+        forms = self.conserved_forms()
+        inv = self._invariants
+        if len(forms) > len(inv):
+            declared = sp.Matrix([c for c, _ in inv]) if inv else sp.zeros(0, n)
+            r0 = declared.rank() if inv else 0
+            missing = next((f for f in forms if sp.Matrix.vstack(declared, sp.Matrix([f])).rank() > r0), forms[0])
+            raise ModelDefinitionError(
+                f"{type(self).__name__}: every jump conserves {len(forms)} linear form(s) of the state "
+                f"(e.g. {sum(ci * v for ci, v in zip(missing, self.variables))}) but {len(inv)} invariant(s) are "
+                "declared; declare their values in invariants() (e.g. Eq(x0 + ... + xC, 1))")
+        rows = list(self._drift)
+        replaced = {}
+        for k, (c, val) in enumerate(inv):
+            order = sorted(range(n), key=lambda i: (-abs(c[i]), -i))
+            j = next(i for i in order if i not in replaced and c[i] != 0)
+            replaced[j] = k
+            rows[j] = sp.expand(sum(ci * v for ci, v in zip(c, self.variables)) - val)
+        return rows, replaced
+
+    def stationary_system(self) -> list:
+        """The square system (expressions ``= 0``) solved by the certified solver: the drift with one
+        component per invariant replaced by the invariant."""
+        return list(self._square_system[0])
+
+    def polynomial_system(self) -> list:
+        """Polynomials (in ``variables``, ``rho`` and the blocking symbol ``B``) whose common zeros
+        with all variables in [0, 1] are the fixed points: stationary equations, invariants and
+        ``B - blocking``."""
+        polys = [sp.numer(sp.together(e.lhs - e.rhs)) for e in self.stationary_equations()]
+        polys.append(BSYM - self.blocking_expr())
+        return [sp.expand(p) for p in polys if sp.expand(p) != 0]
+
+    @_derived
+    def _blocking(self):
+        B = sp.sympify(self.blocking_expr())
+        if self.parameter_values:
+            B = B.subs({sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v)
+                        for k, v in self.parameter_values.items()})
+        extra = B.free_symbols - set(self.variables) - {RHO}
+        if extra:
+            raise ModelDefinitionError(f"blocking_expr uses unknown symbols {sorted(map(str, extra))}")
+        return B
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the stationary system, the invariants and the blocking expression (in
+        SymPy's canonical printed form): certificates record it, and a re-check refuses a certificate
+        made from another definition."""
+        return self._fingerprint
+
+    @_derived
+    def _fingerprint(self):
+        parts = [type(self).__name__, ",".join(map(str, self.variables))]
+        parts += [sp.srepr(sp.expand(e)) for e in self._drift]
+        parts += [f"{c}={v}" for c, v in self._invariants]
+        parts.append(sp.srepr(sp.expand(self._blocking)))
+        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+    def latex(self, *, environment: str = "align*") -> str:
+        r"""The stationary equations and the blocking as a complete LaTeX math environment."""
+        lines = [sp.latex(sp.Eq(e, 0)).replace("=", "&=", 1) for e in self._drift]
+        V = self.variables
+        lines += [sp.latex(sp.Eq(sum(c * v for c, v in zip(cc, V)), val)).replace("=", "&=", 1)
+                  for cc, val in self._invariants]
+        lines.append("B &= " + sp.latex(self._blocking))
+        return f"\\begin{{{environment}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{environment}}}"
+
+    # ---- derived: compiled evaluators -----------------------------------------------------------------
+    @_derived
+    def compiled(self):
+        """The compiled stationary system (:class:`symloss.core.codegen.CompiledModel`)."""
+        from .codegen import compile_model
+        return compile_model(self)
+
+    @_derived
+    def _mp_drift(self):
+        return sp.lambdify(list(self.variables) + [RHO], list(self._drift), modules="mpmath")
+
+    @_derived
+    def _np_drift(self):
+        from .codegen import numpy_lambdify
+        return numpy_lambdify(list(self.variables) + [RHO], list(self._drift))
+
+    @_derived
+    def _np_jac(self):
+        from .codegen import numpy_lambdify
+        return numpy_lambdify(list(self.variables) + [RHO], self.jacobian())
+
+    @_derived
+    def _np_blocking(self):
+        from .codegen import numpy_lambdify
+        return numpy_lambdify(list(self.variables), self._blocking)
+
+    def drift_residual(self, x, rho):
+        """Max-norm of the drift at ``x`` (mpmath, current precision)."""
+        vals = self._mp_drift(*x, rho)
+        return max(abs(v) for v in vals)
+
+    # ---- numerics (implemented in symloss.core.certify and the accelerators) --------------------------
+    def fixed_point(self, rho, *, dps: int = 30):
+        """The certified mean-field fixed point at load ``rho`` (:class:`~symloss.FixedPointResult`).
+
+        Uses the accelerator registered for this model's class when its assumptions hold for this
+        definition (and verifies its answer on the definition's equations), else the generic
+        certified solver; see :func:`symloss.core.certify.solve`."""
+        from .certify import solve
+        return solve(self, rho, dps=dps, residual=True)
+
+    def blocking(self, rho, *, dps: int = 30):
+        """Stationary mean-field blocking probability to ``dps`` significant digits (mpf), certified
+        (it raises :class:`~symloss.PrecisionError` when it cannot certify ``dps`` digits)."""
+        from .certify import solve
+        return solve(self, rho, dps=dps, residual=False).blocking
+
+    def enclose(self, rho_lo, rho_hi, *, prec: int = 128):
+        """A box enclosing the fixed point, and an enclosure of the blocking, valid for *every* load
+        in ``[rho_lo, rho_hi]`` (parametric Krawczyk test; :func:`symloss.core.certify.enclose`)."""
+        from .certify import enclose
+        return enclose(self, rho_lo, rho_hi, prec=prec)
+
+    def ode(self, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
+        """Integrate the mean-field ODE from ``x0`` and return the values at the times ``t``
+        (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian)."""
+        from .certify import integrate_ode
+        return integrate_ode(self, rho, x0, t, method=method, rtol=rtol, atol=atol)
+
+    def series(self, at=0, n: int = 3):
+        """Asymptotic expansion of the blocking at ``rho -> 0`` or ``rho -> oo``
+        (:func:`symloss.blocking_series`)."""
+        from ..meanfield.series import blocking_series
+        return blocking_series(self, at=at, n=n)
+
+    def eliminant(self):
+        r"""Polynomial :math:`P(\rho, B)` vanishing at the stationary blocking, by eliminating the
+        state variables from :meth:`polynomial_system` (Groebner basis, lex order; small models
+        only), reduced to the factor that vanishes at the certified blocking."""
+        from ..meanfield.elimination import generic_eliminant
+        return generic_eliminant(self)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name})"
+
+
+# ==================================================================================================
+# functional constructor
+# ==================================================================================================
+
+class DefinedModel(MeanFieldModel):
+    """A model built by :func:`define_model` (its definition is data held by the instance)."""
+
+    def __init__(self, name, variables, transitions, blocking, invariants=(), parameters=None,
+                 finite_n=None, finite_n_blocking=None, state_kind="custom", C=None, initial_state=None):
+        self.name = name
+        self.variables = tuple(variables)
+        self._transitions = list(transitions)
+        self._blocking_def = blocking
+        self._invariants_def = list(invariants)
+        self.parameter_values = dict(parameters or {})
+        self._finite_n = finite_n
+        self._finite_n_blocking = finite_n_blocking
+        self.state_kind = state_kind
+        self.C = C
+        self._initial_state = initial_state
+
+    def transitions(self):
+        return list(self._transitions)
+
+    def blocking_expr(self):
+        return self._blocking_def
+
+    def invariants(self):
+        return list(self._invariants_def)
+
+    def finite_n_transitions(self, N, sampling="with_replacement"):
+        return None if self._finite_n is None else self._finite_n(N, sampling)
+
+    def finite_n_blocking_expr(self, N, sampling="with_replacement"):
+        return None if self._finite_n_blocking is None else self._finite_n_blocking(N, sampling)
+
+    def initial_state(self, rho):
+        return None if self._initial_state is None else self._initial_state(rho)
+
+    def __repr__(self):
+        return f"define_model({self.name!r}, variables={self.variables})"
+
+
+def define_model(name: str, variables: Sequence, transitions: Sequence, blocking, *,
+                 invariants: Sequence = (), parameters: dict | None = None,
+                 finite_n: Callable | None = None, finite_n_blocking: Callable | None = None,
+                 state_kind: str = "custom", C: int | None = None,
+                 initial_state: Callable | None = None) -> MeanFieldModel:
+    r"""Define a mean-field model from data (the functional form of subclassing
+    :class:`MeanFieldModel`).
+
+    Parameters
+    ----------
+    name : str
+        A short name (used in results and reprs).
+    variables : sequence of sympy.Symbol
+        The state (fractions of servers).
+    transitions : sequence of (jump, rate)
+        ``jump``: a sequence or column of integers (one per variable), or a dict ``{variable: +-1}``;
+        ``rate``: a SymPy expression in the variables and :data:`RHO` (per-server rate).
+    blocking : sympy.Expr
+        The blocking probability as a function of the state.
+    invariants : sequence of sympy.Eq
+        Linear invariants with their values (``Eq(sum(x), 1)`` for occupancy states).
+    parameters : dict, optional
+        Values of other parameters appearing in the rates (exact numbers), e.g. ``{mu: 2}``.
+    finite_n, finite_n_blocking : callable, optional
+        ``(N, sampling) -> list of (jump, rate)`` / ``-> expression`` in the count symbols, when the
+        finite-N chain is not the mean-field rates times ``N``.
+    state_kind : {"custom", "occupancy", "tail"}
+        ``"occupancy"`` (``x_k`` = fraction with ``k`` jobs, ``k = 0..C``) or ``"tail"``
+        (``u_k`` = fraction with at least ``k`` jobs, ``k = 1..C``) enables fast finite-N state
+        enumeration and the default initial state; then ``C`` is required.
+
+    Returns
+    -------
+    MeanFieldModel
+
+    Examples
+    --------
+    Random routing to M/M/2/2 stations (blocking ``E(2, rho)``) in three lines:
+
+    >>> import sympy as sp, mpmath
+    >>> from symloss import define_model, RHO
+    >>> x0, x1, x2 = sp.symbols("x0:3", nonnegative=True)
+    >>> m = define_model("random", [x0, x1, x2],
+    ...     [({x0: -1, x1: 1}, RHO * x0), ({x1: -1, x2: 1}, RHO * x1),
+    ...      ({x1: -1, x0: 1}, x1), ({x2: -1, x1: 1}, 2 * x2)],
+    ...     blocking=x2, invariants=[sp.Eq(x0 + x1 + x2, 1)])
+    >>> mpmath.nstr(m.blocking(1, dps=20), 20)   # E(2, 1) = 1/5
+    '0.2'
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"name must be a non-empty string, got {name!r}")
+    variables = tuple(variables)
+    if not variables or not all(isinstance(v, sp.Symbol) for v in variables):
+        raise TypeError("variables must be a non-empty sequence of sympy Symbols")
+    if len(set(variables)) != len(variables):
+        raise ValueError(f"variables must be distinct, got {variables}")
+    if state_kind not in _STATE_KINDS:
+        raise ValueError(f"state_kind must be one of {_STATE_KINDS}, got {state_kind!r}")
+    if state_kind != "custom":
+        if C is None or isinstance(C, bool) or not isinstance(C, numbers.Integral) or C < 1:
+            raise ValueError(f"C (the capacity) must be an integer >= 1 for state_kind={state_kind!r}, got {C!r}")
+        expected = C + 1 if state_kind == "occupancy" else C
+        if len(variables) != expected:
+            raise ValueError(f"state_kind={state_kind!r} with C={C} needs {expected} variables, got {len(variables)}")
+    n = len(variables)
+    index = {v: i for i, v in enumerate(variables)}
+    trs = []
+    for i, item in enumerate(transitions):
+        try:
+            jump, rate = item
+        except (TypeError, ValueError):
+            raise TypeError(f"transitions[{i}] must be a pair (jump, rate), got {item!r}") from None
+        if isinstance(jump, dict):
+            col = sp.zeros(n, 1)
+            for v, step in jump.items():
+                if v not in index:
+                    raise ValueError(f"transitions[{i}]: {v} is not a state variable")
+                col[index[v]] = sp.Integer(step)
+            jump = col
+        else:
+            jump = sp.Matrix(list(jump))
+        trs.append((jump, sp.sympify(rate)))
+    for v in (parameters or {}).values():
+        if not isinstance(v, (int, Fraction, sp.Rational)) or isinstance(v, bool):
+            raise TypeError(f"parameter values must be exact (int, Fraction, sympy Rational), got {v!r}")
+    model = DefinedModel(name, variables, trs, sp.sympify(blocking), invariants, parameters, finite_n,
+                         finite_n_blocking, state_kind, C, initial_state)
+    model._checked_transitions  # validate now: errors before any solve
+    model._invariants
+    model._blocking
+    return model
+

@@ -1,0 +1,42 @@
+"""Accelerators: fast, hand-written solvers registered *outside* the model classes, keyed by model
+type (as SymPy registers its numeric samplers outside its distributions).
+
+An accelerator is an object with
+
+* ``name`` (str);
+* ``applies(model) -> (bool, reason)``: whether this *definition* is the system the accelerator
+  solves (an exact SymPy identity of the stationary equations, the invariants and the blocking with
+  the accelerator's own template; cached per definition);
+* ``solve(model, rho, dps, residual) -> FixedPointResult`` with its own certificate, and the state
+  at the working precision in ``extra["_x_work"]``;
+* ``verify(model, result, dps) -> (bool, reason)``: the answer checked on the definition's own
+  compiled equations (ball residual);
+* ``warn_on_mismatch(model) -> bool``;
+* optionally ``float_log_blocking(model, rho) -> float`` (fast scans).
+
+:func:`accelerator_for` walks the model's MRO, so a subclass of a shipped policy that changes a rate
+finds its parent's accelerator, fails ``applies`` and is solved by the generic certified solver.
+"""
+from __future__ import annotations
+
+__all__ = ["register_accelerator", "accelerator_for", "registered_accelerators"]
+
+_ACCELERATORS: dict = {}
+
+
+def register_accelerator(cls, accelerator) -> None:
+    """Register ``accelerator`` for models of class ``cls`` (and subclasses)."""
+    _ACCELERATORS[cls] = accelerator
+
+
+def accelerator_for(model):
+    """The accelerator registered for the nearest class in ``type(model).__mro__``, or ``None``."""
+    for cls in type(model).__mro__:
+        acc = _ACCELERATORS.get(cls)
+        if acc is not None:
+            return acc
+    return None
+
+
+def registered_accelerators() -> dict:
+    return dict(_ACCELERATORS)

@@ -1,0 +1,562 @@
+r"""Accelerators for the shipped mean-field policies: fast scalar reductions, registered outside the
+model classes (:mod:`symloss.core.registry`) and checked against each model's definition.
+
+* **Retrial-of-d** (and random routing): with ``p = x_C`` the stationary occupancy of a non-full
+  server is truncated Poisson with load :math:`a = \rho(1 + p + \dots + p^{d-1})`, so
+  :math:`p = E(C, a)` and ``a`` solves the scalar equation
+  :math:`h(a) = a (1 - E(C,a)) - \rho (1 - E(C,a)^d) = 0`; safeguarded Newton in ``arb`` and a ball
+  sign change :math:`h(a(1 - \delta)) < 0 < h(a(1 + \delta))` certify ``a`` and the blocking
+  :math:`E(C, a)^d`.
+* **Power-of-d**: shooting on :math:`t = \log u_C`: the stationary equations give
+  :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from :math:`u_C = e^t`, and
+  :math:`G(t) = \log u_0^d = 0` is solved by Newton in ``arb``, started from a float solve in log
+  space; a ball sign change of ``G`` certifies it.
+* **JSQ**: the closed form of the fluid limit, :math:`u_k = \min(1, \max(0, \rho - k + 1))`,
+  :math:`B = \max(0, 1 - C/\rho)`.
+
+**Binding.** An accelerator is used for a model only when ``applies(model)`` holds: the model's
+drift, invariants and blocking are *identical* (exact SymPy expansion) to the template system the
+reduction assumes, built from the model's own variables. Its certificate is then a certificate for
+the definition's own equations. In addition every answer is verified numerically on the
+definition's compiled stationary system (``verify``: the ball residual of every row at the returned
+state, relative to the size of its terms, below :math:`10^{-(dps + 4)}`). A subclass or an edit that
+changes a rate fails ``applies``; :func:`symloss.core.certify.solve` then warns
+(:class:`~symloss.core.certify.DefinitionMismatchWarning`) and uses the generic certified solver.
+"""
+from __future__ import annotations
+
+import math
+
+import mpmath
+import sympy as sp
+from flint import arb
+
+from ..core.certify import FixedPointResult
+from ..core.model import RHO
+from ..core.precision import (
+    PrecisionError,
+    arb_relative_accuracy_ok,
+    arb_to_mpf,
+    dps_to_prec,
+    flint_prec,
+    rounded,
+    to_arb,
+    to_mpf,
+)
+from ..core.registry import register_accelerator
+from .models import JSQ, PowerOfD, RetrialOfD
+
+__all__ = ["RETRIAL", "POWER", "JSQ_CLOSED_FORM", "RetrialAccelerator", "PowerAccelerator", "JSQAccelerator"]
+
+_MAX_PREC = 1 << 16
+
+
+# ==================================================================================================
+# common machinery
+# ==================================================================================================
+
+def _identical(a, b) -> bool:
+    d = a - b          # both sides are expanded: like terms combine when the Add is built
+    return d == 0 or sp.expand(d) == 0
+
+
+class _Accelerator:
+    name = "accelerator"
+
+    def __init__(self):
+        self._applies_cache: dict = {}
+
+    # -- binding to the definition -------------------------------------------------------------------
+    def template(self, model):
+        """(drift list, invariants [(coeffs, value)], blocking) the reduction assumes, in the model's
+        own variables."""
+        raise NotImplementedError
+
+    def applies(self, model):
+        key = model._definition_key()
+        key = ("instance", id(model)) if key is None else key
+        if key in self._applies_cache:
+            return self._applies_cache[key]
+        out = self._check(model)
+        self._applies_cache[key] = out
+        return out
+
+    def _check(self, model):
+        try:
+            drift, invariants, blocking = self.template(model)
+        except (AttributeError, TypeError, ValueError) as exc:
+            return False, f"no template for this model ({exc})"
+        f = list(model.drift())
+        if len(f) != len(drift):
+            return False, "the number of state variables differs"
+        for i, (a, b) in enumerate(zip(f, drift)):
+            if not _identical(a, b):
+                return False, f"drift component {i} ({model.variables[i]}) differs"
+        inv = [(list(c), v) for c, v in model._invariants]
+        if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
+                                              zip(inv, invariants)):
+            return False, "the invariants differ"
+        if not _identical(model._blocking, blocking):
+            return False, "the blocking expression differs"
+        return True, "the definition is the template system of the reduction (exact SymPy identity)"
+
+    def warn_on_mismatch(self, model) -> bool:
+        return True
+
+    # -- verification on the definition's compiled equations -----------------------------------------
+    def verify(self, model, res, dps):
+        """Ball residual of the definition's compiled stationary system at the returned state."""
+        x = res.extra.get("_x_work")
+        if x is None:
+            return False, "no working-precision state"
+        comp = model.compiled
+        if not comp.smooth or comp.mode != "terms":
+            return True, "not a smooth Laurent system: identity with the template is the check"
+        # y = log x can be huge (|y| ~ 3e13 at C = 1000): its integer bits come on top of dps
+        ymax = max((abs(v._mpf_[2] + v._mpf_[3]) for v in x if v != 0), default=1)
+        prec = dps_to_prec(dps) + 64 + int(math.log2(1 + ymax))
+        with flint_prec(prec):
+            y = [to_arb(v).log() for v in x]
+            r = to_arb(res.rho).log()
+            tab = comp.table
+            z = y + [r]
+            mons = tab._monomials(z)
+            vals = [arb(0)] * tab.n_rows
+            mags = [arb(0)] * tab.n_rows
+            for t, m in enumerate(mons):
+                i = int(tab.row[t])
+                v = tab.coef_arb[t] * m
+                vals[i] += v
+                mags[i] += abs(v)
+            tol = arb(10) ** (-(dps + 4))
+            worst = 0.0
+            for i in range(tab.n_rows):
+                if not abs(vals[i]) <= tol * mags[i]:
+                    return False, (f"row {i} of the stationary system has relative residual "
+                                   f"{mpmath.nstr(arb_to_mpf(abs(vals[i]) / mags[i]), 3)}")
+                worst = max(worst, float((abs(vals[i]) / mags[i]).mid()))
+        res.extra["verification"] = {"kind": "ball residual of the definition's stationary system",
+                                     "max_relative_residual": f"{worst:.2e}", "tolerance": f"1e-{dps + 4}",
+                                     "identity": self.applies(model)[1]}
+        return True, "ok"
+
+
+def _rho_mpf(rho):
+    return to_mpf(rho)
+
+
+def _float_rho(rho):
+    with mpmath.workdps(20):
+        rf = float(to_mpf(rho))
+    return rf if math.isfinite(rf) and 1e-300 < rf < 1e300 else None
+
+
+def _finish(model, rho, x_work, B_ball, dps, residual, method, extra=None):
+    """A FixedPointResult from a certified blocking ball and the working-precision state."""
+    with mpmath.workdps(dps + 15):
+        rm = _rho_mpf(rho)
+        res = model.drift_residual(x_work, rm) if residual else mpmath.nan
+        B = rounded(arb_to_mpf(B_ball), dps)
+    with flint_prec(dps_to_prec(dps) + 128):
+        bracket = (arb_to_mpf(arb(B_ball.lower())), arb_to_mpf(arb(B_ball.upper())))
+    ex = dict(extra or {})
+    ex["_x_work"] = x_work
+    return FixedPointResult(model.name, rm, [rounded(v, dps) for v in x_work], B, bracket, res, method, dps, ex)
+
+
+# ==================================================================================================
+# retrial-of-d / random routing: the Erlang-B reduction
+# ==================================================================================================
+
+class RetrialAccelerator(_Accelerator):
+    name = "Erlang-B reduction"
+
+    def template(self, model):
+        C, d = model.C, model.d
+        x = list(model.variables)
+        if len(x) != C + 1:
+            raise ValueError("state length")
+        lam = RHO * sum(x[C] ** j for j in range(d))
+        f = []
+        for k in range(C + 1):
+            e = sp.Integer(0)
+            if k > 0:
+                e += lam * x[k - 1]
+            if k < C:
+                e -= lam * x[k] - (k + 1) * x[k + 1]
+            e -= k * x[k]
+            f.append(sp.expand(e))
+        return f, [([1] * (C + 1), 1)], x[C] ** d
+
+    # -- the scalar equation in the per-server load a -----------------------------------------------
+    @staticmethod
+    def _E(a, C):
+        return (a ** C) * (-a).exp() / a.gamma_upper(arb(C + 1))
+
+    def _h(self, C, d, a: arb, rho: arb):
+        """h(a) = a (1 - E) - rho (1 - E^d) and h'(a), in arb."""
+        E = self._E(a, C)
+        dE = E * (arb(C) / a - 1 + E)
+        h = a * (1 - E) - rho * (1 - E ** d)
+        dh = (1 - E) - a * dE + rho * d * E ** (d - 1) * dE
+        return h, dh, E
+
+    def float_start(self, C, d, rho: float) -> float:
+        """Float solution of g(a) = a (1 - E) / (1 - E^d) = rho on [rho, d rho] (log-space Erlang-B)."""
+        from scipy.optimize import brentq
+
+        from ..erlang.erlang_b import _log_erlang_b_scalar as leb
+        a = rho
+        for _ in range(60):
+            p = math.exp(leb(C, a))
+            if p > 1e-2:
+                break
+            a_new = rho * (-math.expm1(d * math.log(p))) / (-math.expm1(math.log(p))) if p > 0 else rho
+            if abs(a_new - a) <= 1e-16 * a:
+                return a_new
+            a = a_new
+
+        def h(a):
+            le = leb(C, a)
+            return (-math.expm1(le)) - rho / a * (-math.expm1(d * le))
+        lo, hi = rho, rho * d
+        hl, hh = h(lo), h(hi)
+        if not (hl <= 0 <= hh):
+            return rho * (1 + 0.5 * (d - 1) * math.exp(leb(C, rho)))
+        if hl == 0:
+            return lo
+        return brentq(h, lo, hi, xtol=1e-300, rtol=1e-15, maxiter=200)
+
+    def float_log_blocking(self, model, rho: float) -> float:
+        from ..erlang.erlang_b import _log_erlang_b_scalar as leb
+        a = self.float_start(model.C, model.d, rho) if model.d > 1 else rho
+        return model.d * leb(model.C, a)
+
+    def _solve_a(self, C, d, r: arb, prec: int, dps: int):
+        lo, hi = r, r * d           # a = rho (1 + p + ... + p^{d-1}) lies in [rho, d rho]
+        rf = float(r.mid())
+        a = arb(self.float_start(C, d, rf)) if math.isfinite(rf) and 1e-300 < rf < 1e300 else (lo + hi) / 2
+        if not (lo.mid() <= a.mid() <= hi.mid()):
+            a = (lo + hi) / 2
+        a = arb(a.mid())
+        tol = arb(2) ** (-(prec - 20))
+        for _ in range(400):
+            h, dh, _E = self._h(C, d, a, r)
+            hm = h.mid()
+            if hm > 0:
+                hi = arb(a.mid())
+            else:
+                lo = arb(a.mid())
+            step = arb(hm) / arb(dh.mid()) if dh.mid() != 0 else arb(0)
+            if abs(step).mid() <= (tol * a).mid():
+                a = arb((a - step).mid())
+                break
+            a_new = arb((a - step).mid())
+            if not (lo.mid() < a_new.mid() < hi.mid()):
+                a_new = arb(((lo + hi) / 2).mid())
+            a = a_new
+        # B = E(C, a)^d has relative condition d |C - a + a E| <= d (C + a) in a
+        delta = arb(10) ** (-(dps + 3)) / (d * (C + a + 1))
+        a_lo, a_hi = arb((a * (1 - delta)).mid()), arb((a * (1 + delta)).mid())
+        h_lo = self._h(C, d, a_lo, r)[0]
+        h_hi = self._h(C, d, a_hi, r)[0]
+        return a, bool(h_lo < 0 and h_hi > 0), a_lo, a_hi
+
+    def solve(self, model, rho, dps, residual=True):
+        C, d = model.C, model.d
+        prec = dps_to_prec(dps) + 40 + int(math.log2(C + 2)) * 2
+        while prec <= _MAX_PREC:
+            with flint_prec(prec):
+                r = to_arb(rho)
+                if d == 1:
+                    a_lo = a_hi = a = r
+                    certified = True
+                else:
+                    a, certified, a_lo, a_hi = self._solve_a(C, d, r, prec, dps)
+                if certified:
+                    B_ball = (self._E(a_lo, C) ** d).union(self._E(a_hi, C) ** d)
+                    if arb_relative_accuracy_ok(B_ball, dps):
+                        E = self._E(a, C)
+                        with mpmath.workdps(int(prec / 3.32) + 10):
+                            am = arb_to_mpf(a)
+                            x = [mpmath.mpf(0)] * (C + 1)
+                            x[C] = arb_to_mpf(E)
+                            for k in range(C, 0, -1):
+                                x[k - 1] = x[k] * k / am
+                        break
+            prec *= 2
+        else:
+            raise PrecisionError(f"retrial-of-{d} fixed point at rho={rho} not certified to {dps} digits")
+        return _finish(model, rho, x, B_ball, dps, residual,
+                       "Erlang-B reduction p = E(C, a); safeguarded Newton on a in arb; ball-certified sign change",
+                       {"a": rounded(am, dps)})
+
+
+# ==================================================================================================
+# power-of-d: shooting on log u_C
+# ==================================================================================================
+
+class PowerAccelerator(_Accelerator):
+    name = "shooting"
+
+    def template(self, model):
+        C, d = model.C, model.d
+        u = [sp.Integer(1)] + list(model.variables) + [sp.Integer(0)]
+        if len(u) != C + 2:
+            raise ValueError("state length")
+        f = [sp.expand(RHO * (u[k - 1] ** d - u[k] ** d) - k * (u[k] - u[k + 1])) for k in range(1, C + 1)]
+        return f, [], u[C] ** d
+
+    @staticmethod
+    def _shoot(C, d, s: arb, rho: arb):
+        """Returns (G, dG/dlog s, u list) with G = log(u_0^d) computed downwards from u_C = s."""
+        u_next, du_next = arb(0), arb(0)        # u_{C+1}
+        u, du = s, s                            # u_C and du_C/dt (t = log s)
+        w, dw = s ** d, d * s ** d
+        us = [None] * (C + 1)
+        us[C] = u
+        for k in range(C, 0, -1):
+            w_prev = w + k * (u - u_next) / rho
+            dw_prev = dw + k * (du - du_next) / rho
+            if k == 1:
+                return w_prev.log(), dw_prev / w_prev, us
+            u_prev = w_prev.root(d) if d > 1 else w_prev
+            du_prev = u_prev * dw_prev / (d * w_prev)
+            u_next, du_next = u, du
+            u, du, w, dw = u_prev, du_prev, w_prev, dw_prev
+            us[k - 1] = u
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @staticmethod
+    def _float_G(C, d, t: float, rho: float) -> float:
+        """G(t) = log(u_0^d) from u_C = e^t, in float64 and log space (numba kernel)."""
+        from ._kernels import power_shoot_float
+        return power_shoot_float(int(C), int(d), float(t), float(rho))
+
+    def float_start(self, C, d, rho: float):
+        """Float root of G(t) = 0: G increases with t, G(0) > 0; the root is bracketed in
+        v = log(-t) (so that |t| up to 1e300 costs a few dozen evaluations), then refined by Brent
+        in t. None when the root is outside the float range."""
+        from scipy.optimize import brentq
+        G = self._float_G
+        try:
+            if G(C, d, -1.0, rho) < 0:       # G(-1) < 0 < G(0): the root is in (-1, 0)
+                return brentq(lambda t: G(C, d, t, rho), -1.0, 0.0, xtol=1e-300, rtol=1e-15, maxiter=300)
+            # the root is t <= -1: H(v) = G(-e^v) decreases in v, H(0) >= 0; bracket where H < 0
+            v_hi = 1.0
+            while G(C, d, -math.exp(v_hi), rho) >= 0:
+                if v_hi >= 705:
+                    return None
+                v_hi = min(2 * v_hi, 705.0)
+            v = brentq(lambda v: G(C, d, -math.exp(v), rho), 0.0, v_hi, xtol=1e-15, rtol=1e-15, maxiter=300)
+            t = -math.exp(v)
+            lo, hi = t * (1 + 1e-12), t * (1 - 1e-12)
+            if G(C, d, lo, rho) < 0 < G(C, d, hi, rho):
+                return brentq(lambda t: G(C, d, t, rho), lo, hi, xtol=1e-300, rtol=1e-15, maxiter=300)
+            return t
+        except (OverflowError, ValueError, ZeroDivisionError, RuntimeError):
+            return None
+
+    def float_log_blocking(self, model, rho: float) -> float:
+        t = self.float_start(model.C, model.d, rho)
+        if t is None:
+            return float(mpmath.log(self.solve(model, mpmath.mpf(rho), 15, residual=False).blocking))
+        return model.d * t
+
+    def solve(self, model, rho, dps, residual=True):
+        C, d = model.C, model.d
+        rf = _float_rho(rho)
+        t0 = self.float_start(C, d, rf) if rf is not None else None
+        # log2 |t|: from the float start, else the growth of the exponents u_k ~ u_{k-1}^d (|t| <= d^C |log rho|)
+        if t0 is not None:
+            extra = int(math.log2(1.0 + abs(t0)))
+        else:
+            with mpmath.workdps(20):
+                lr = abs(mpmath.log(to_mpf(rho))) + 1
+                extra = int(C * math.log2(max(d, 2)) + float(mpmath.log(lr, 2))) + 8
+        prec = dps_to_prec(dps) + 40 + 2 * int(math.log2(C + 2)) + extra
+        # B = exp(d t): t is needed to absolute accuracy delta (relative accuracy of B: 2 d delta)
+        delta = arb(10) ** (-(dps + 3)) / d
+        while prec <= _MAX_PREC:
+            with flint_prec(prec):
+                r = to_arb(rho)
+                t, status, t_lo, t_hi, need = self._solve_t(C, d, r, prec, delta, t0)
+                if status == "precision":
+                    prec = max(2 * prec, need) if need > prec else 2 * prec
+                    continue
+                if status == "ok":
+                    B_ball = (arb(t_lo) * d).exp().union((arb(t_hi) * d).exp())
+                    if arb_relative_accuracy_ok(B_ball, dps):
+                        _, _, us = self._shoot(C, d, arb(t).exp(), r)
+                        with mpmath.workdps(int(prec / 3.32) + 10):
+                            x = [arb_to_mpf(us[k]) for k in range(1, C + 1)]
+                        break
+            prec *= 2
+        else:
+            raise PrecisionError(f"power-of-{d} fixed point at rho={rho} not certified to {dps} digits")
+        return _finish(model, rho, x, B_ball, dps, residual,
+                       "shooting on log u_C; safeguarded Newton in arb; ball-certified sign change",
+                       {"certificate": {"kind": "sign change of G(t) = log u_0^d at t -+ delta",
+                                        "t": mpmath.nstr(arb_to_mpf(t), 30), "delta": mpmath.nstr(arb_to_mpf(delta), 5),
+                                        "prec": prec}})
+
+    def _required_prec(self, C, d, t, r, prec, delta):
+        """Bits needed so that G(t) is known to |G'(t)| delta / 100 (the downward recursion loses
+        bits to cancellation, about the same number at any precision): (G, G', needed precision)."""
+        G, dG, _ = self._shoot(C, d, t.exp(), r)
+        if not (G.is_finite() and dG.is_finite()) or dG.is_zero():
+            return G, dG, 2 * prec
+        target = abs(dG).mid() * delta / 100
+        rad = G.rad()
+        if rad <= target:
+            return G, dG, prec
+        lost = float((rad / target).log().mid()) / math.log(2)
+        return G, dG, prec + int(lost) + 32
+
+    def _solve_t(self, C, d, r: arb, prec: int, delta, t0=None):
+        """Returns (t, status, t_lo, t_hi, needed_prec) with status "ok" (certified bracket
+        [t_lo, t_hi] = t -+ delta with G(t_lo) < 0 < G(t_hi)), "precision" (more bits needed) or
+        "fail"."""
+        if t0 is not None:
+            t = t0 if isinstance(t0, arb) else arb(t0)
+            G, dG, need = self._required_prec(C, d, t, r, prec, delta)
+            if need > prec:
+                return t, "precision", t, t, need
+            # a bracket around the float start: G is increasing in t
+            w = abs(t) * arb(10) ** -12 + 1
+            lo, hi = arb((t - w).mid()), arb((t + w).mid())
+            for _ in range(200):
+                g_lo = self._shoot(C, d, lo.exp(), r)[0]
+                g_hi = self._shoot(C, d, hi.exp(), r)[0]
+                if g_lo < 0 and g_hi > 0:
+                    return self._newton_t(C, d, r, delta, t, lo, hi)
+                if not (g_lo < 0):
+                    lo = arb((lo - 4 * w).mid())
+                if not (g_hi > 0):
+                    hi = arb((hi + 4 * w).mid())
+                w *= 4
+                if not (hi < 0):
+                    hi = arb(0)
+        t = self._arb_start(C, d, r)
+        if t is None:
+            raise PrecisionError("could not bracket the power-of-d fixed point")
+        return self._solve_t(C, d, r, prec, delta, t)
+
+    def _arb_start(self, C, d, r):
+        """Start for |t| beyond the float range: bisection in v = log(-t) with ball shooting (H(v) =
+        G(-e^v) decreases in v), to relative accuracy 1e-15 in v."""
+        H = lambda v: self._shoot(C, d, (-(v.exp())).exp(), r)[0]  # noqa: E731
+        if self._shoot(C, d, arb(-1).exp(), r)[0] < 0:
+            lo, hi = arb(-1), arb(0)
+            return arb(((lo + hi) / 2).mid())
+        def negative(h):   # G -> -inf as t -> -inf: a non-finite ball means "far below the root"
+            return (not h.is_finite()) or h < 0
+        v_lo, v_hi = arb(0), arb(1)
+        for _ in range(64):
+            if negative(H(v_hi)):
+                break
+            v_lo, v_hi = v_hi, v_hi * 2
+        else:
+            return None
+        for _ in range(200):
+            if v_hi - v_lo < arb(10) ** -15 * v_hi:
+                break
+            vm = arb(((v_lo + v_hi) / 2).mid())
+            hm = H(vm)
+            if negative(hm):
+                v_hi = vm
+            elif hm > 0:
+                v_lo = vm
+            else:
+                break
+        return arb((-(((v_lo + v_hi) / 2).exp())).mid())
+
+    def _newton_t(self, C, d, r, delta, t, t_lo, t_hi):
+        """Safeguarded Newton on G(t) = 0 inside the bracket [t_lo, t_hi] (G(t_lo) < 0 < G(t_hi))
+        until the step is below delta / 100, then the certificate G(t - delta) < 0 < G(t + delta)."""
+        for _ in range(400):
+            G, dG, _ = self._shoot(C, d, t.exp(), r)
+            Gm = G.mid()
+            if Gm > 0:
+                t_hi = arb(t.mid())
+            else:
+                t_lo = arb(t.mid())
+            step = arb(Gm) / arb(dG.mid()) if dG.mid() != 0 else arb(0)
+            if abs(step) <= delta / 100:        # converged (tested before the bracket guard)
+                t = arb((t - step).mid())
+                break
+            t_new = arb((t - step).mid())
+            if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
+                t_new = arb(((t_lo + t_hi) / 2).mid())
+            t = t_new
+            if abs(t_hi - t_lo) <= delta / 100:
+                break
+            if G.rad() > abs(G.mid()) and abs(step) > delta / 100:
+                # G is below its own rounding noise while t is not yet within delta: more bits
+                need = self._required_prec(C, d, t, r, _flint_precision(), delta)[2]
+                return t, "precision", t, t, need
+        a_lo, a_hi = arb((t - delta).mid()), arb((t + delta).mid())
+        g_lo = self._shoot(C, d, a_lo.exp(), r)[0]
+        g_hi = self._shoot(C, d, a_hi.exp(), r)[0]
+        if g_lo < 0 and g_hi > 0:
+            return t, "ok", a_lo, a_hi, 0
+        if g_lo > 0 or g_hi < 0:   # decided, but no sign change: not a root bracket
+            return t, "fail", a_lo, a_hi, 0
+        need = self._required_prec(C, d, t, r, _flint_precision(), delta)[2]
+        return t, "precision", a_lo, a_hi, max(need, 2 * _flint_precision())
+
+
+def _flint_precision() -> int:
+    from flint import ctx
+    return ctx.prec
+
+
+# ==================================================================================================
+# JSQ: closed form
+# ==================================================================================================
+
+class JSQAccelerator(_Accelerator):
+    name = "closed form (fluid JSQ)"
+
+    def template(self, model):
+        C = model.C
+        u = [sp.Integer(1)] + list(model.variables) + [sp.Integer(0)]
+        H = sp.Heaviside
+        f = []
+        for k in range(1, C + 1):
+            lower_full = sp.Integer(1) if k == 1 else H(u[k - 1] - 1, 1)
+            f.append(sp.expand(RHO * lower_full * (1 - H(u[k] - 1, 1)) - k * (u[k] - u[k + 1])))
+        return f, [], sp.Max(0, 1 - C / RHO)
+
+    def verify(self, model, res, dps):
+        return True, "closed form of the JSQ template (the definition is identical to it)"
+
+    def solve(self, model, rho, dps, residual=True):
+        with mpmath.workdps(dps + 15):
+            rm = _rho_mpf(rho)
+            x = [min(mpmath.mpf(1), max(mpmath.mpf(0), rm - (k - 1))) for k in range(1, model.C + 1)]
+            B = max(mpmath.mpf(0), 1 - model.C / rm)
+        return FixedPointResult("jsq", rm, [rounded(v, dps) for v in x], rounded(B, dps), (B, B), mpmath.mpf(0),
+                                "closed form (fluid JSQ): u_k = min(1, max(0, rho - k + 1)), B = max(0, 1 - C/rho)",
+                                dps, {"_x_work": x})
+
+
+RETRIAL = RetrialAccelerator()
+POWER = PowerAccelerator()
+JSQ_CLOSED_FORM = JSQAccelerator()
+register_accelerator(RetrialOfD, RETRIAL)
+register_accelerator(PowerOfD, POWER)
+register_accelerator(JSQ, JSQ_CLOSED_FORM)
+
+
+def float_log_blocking(model, rho: float) -> float:
+    """``log B`` in float64 at load ``rho``: the accelerator's float path where it applies, else the
+    generic float continuation (used by the scans of :mod:`symloss.meanfield.compare`)."""
+    from ..core.registry import accelerator_for
+    acc = accelerator_for(model)
+    if acc is not None and hasattr(acc, "float_log_blocking") and acc.applies(model)[0]:
+        return acc.float_log_blocking(model, rho)
+    from ..core.certify import float_fixed_point
+    y = float_fixed_point(model, rho)
+    return model.compiled.log_blocking(y, math.log(rho))
+
