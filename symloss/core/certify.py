@@ -193,41 +193,55 @@ def _norm(v):
     return float(np.max(np.abs(v))) if len(v) else 0.0
 
 
-def _newton_float(comp, y, r, max_iter=30):
+def _newton_float(comp, y, r, max_iter=40, sel=None):
+    """Damped Newton in float64. Converged when the relative step is below 1e-12, or when the step no
+    longer decreases while the residual is below 1e-9 (the noise floor of an ill-conditioned
+    Jacobian, e.g. a nearly decoupled top of a birth-death chain: the ball Newton refines)."""
     n = comp.n
+    prev = math.inf
+    sel = comp.selection(y) if sel is None else sel
     for it in range(max_iter):
-        g = comp.G(y, r)
+        g = comp.G(y, r, sel)
         if not np.all(np.isfinite(g)):
             return y, False, it
-        J = comp.J(y, r)[:, :n]
+        J = comp.J(y, r, sel)[:, :n]
         try:
-            step = np.linalg.solve(J, -g)
+            with np.errstate(all="ignore"):
+                step = np.linalg.solve(J, -g)
         except np.linalg.LinAlgError:
             return y, False, it
         if not np.all(np.isfinite(step)):
             return y, False, it
+        rel = float(np.max(np.abs(step) / np.maximum(1.0, np.abs(y)))) if n else 0.0
         # damping: no step of more than 5 in log scale (a factor e^5)
-        big = np.max(np.abs(step) / np.maximum(1.0, 1e-3 * np.abs(y)))
+        big = float(np.max(np.abs(step) / np.maximum(1.0, 1e-3 * np.abs(y)))) if n else 0.0
         if big > 5:
             step *= 5 / big
         y = y + step
-        if np.all(np.abs(step) <= 1e-13 * np.maximum(1.0, np.abs(y))):
-            g = comp.G(y, r)
+        if rel <= 1e-12 or (rel >= 0.5 * prev and _norm(g) <= 1e-9):
+            g = comp.G(y, r, sel)
             return y, bool(np.all(np.isfinite(g))), it + 1
+        prev = rel
     return y, False, max_iter
 
 
 def _ptc(comp, y, r, max_iter=2000):
     """Pseudo-transient continuation on the log-ODE (invariant rows algebraic)."""
     n = comp.n
-    D = np.array([1.0 if d else 0.0 for d in comp.dynamic])
+    sel = comp.selection(y)
+    D = comp.dynamic(sel)
     dt = 0.05
-    g = comp.G(y, r)
+    g = comp.G(y, r, sel)
     if not np.all(np.isfinite(g)):
         raise PrecisionError("the float start is not finite at the initial state")
     ng = _norm(g)
     for _ in range(max_iter):
-        J = comp.J(y, r)[:, :n]
+        new_sel = comp.selection(y)
+        if new_sel != sel:
+            sel, D = new_sel, comp.dynamic(new_sel)
+            g = comp.G(y, r, sel)
+            ng = _norm(g)
+        J = comp.J(y, r, sel)[:, :n]
         with np.errstate(all="ignore"):
             A = np.diag(D / dt) - J
         try:
@@ -237,7 +251,7 @@ def _ptc(comp, y, r, max_iter=2000):
             dt /= 4
             continue
         y_new = y + step
-        g_new = comp.G(y_new, r)
+        g_new = comp.G(y_new, r, sel)
         if not (np.all(np.isfinite(step)) and np.all(np.isfinite(g_new))) or _norm(g_new) > 1e3 * max(ng, 1e-300):
             dt /= 4
             if dt < 1e-12:
@@ -247,7 +261,7 @@ def _ptc(comp, y, r, max_iter=2000):
         y, g = y_new, g_new
         dt = min(dt * min(10.0, max(0.5, ng / max(ng_new, 1e-300))), 1e15)
         ng = ng_new
-        if np.all(np.abs(step) <= 1e-12 * np.maximum(1.0, np.abs(y))) and dt > 1e6:
+        if (dt >= 1e3 and ng <= 1e-10) or (dt > 1e6 and np.all(np.abs(step) <= 1e-12 * np.maximum(1.0, np.abs(y)))):
             return y
     y2, ok, _ = _newton_float(comp, y, r)
     if ok:
@@ -260,24 +274,52 @@ def _scale(model) -> float:
     return float(C) if C else 1.0
 
 
+class _Stall(PrecisionError):
+    """The float continuation stalled; carries the last point reached."""
+
+    def __init__(self, msg, y, r):
+        super().__init__(msg)
+        self.y, self.r = y, r
+
+
+def _load_log(rho) -> float:
+    with mpmath.workdps(30):
+        return float(mpmath.log(to_mpf(rho)))
+
+
+def _start_at_reference_load(model, comp):
+    """The float solution at the reference load 2 C (no tiny components there), cached."""
+    r0 = math.log(_scale(model)) + math.log(2.0)
+    cache = model.__dict__.setdefault("_float_start_cache", {})
+    if r0 not in cache:
+        y0 = np.log(np.maximum(default_initial_state(model, math.exp(r0)), 1e-300))
+        cache[r0] = _ptc(comp, y0, r0)
+    return cache[r0].copy(), r0
+
+
 def float_fixed_point(model, rho) -> np.ndarray:
     """Float64 solution ``y = log x`` of the stationary system at load ``rho`` (see the module
-    docstring, step 1); ``rho`` may be an mpf far outside the float range."""
+    docstring, step 1); ``rho`` may be an mpf far outside the float range. Raises
+    :class:`~symloss.PrecisionError` where float64 cannot hold the state (doubly exponential tails
+    with ``|log x|`` beyond ~1e12): :func:`start_point` then continues in ball arithmetic."""
     comp = model.compiled
     comp.require_smooth()
-    with mpmath.workdps(30):
-        r_t = float(mpmath.log(to_mpf(rho)))
-    s = math.log(_scale(model))
-    r0 = min(max(r_t, s + math.log(0.05)), s + math.log(20.0))
-    cache = model.__dict__.setdefault("_float_start_cache", {})
-    key = round(r0, 12)
-    if key in cache:
-        y = cache[key].copy()
-    else:
-        y0 = np.log(np.maximum(default_initial_state(model, math.exp(r0)), 1e-300))
-        y = _ptc(comp, y0, r0)
-        cache[key] = y.copy()
-    return _continue(comp, y, r0, r_t)
+    y, r0 = _start_at_reference_load(model, comp)
+    return _continue(comp, y, r0, _load_log(rho))
+
+
+def start_point(model, rho):
+    """A start for the ball Newton iteration: the float continuation where float64 suffices, else
+    its last point continued in ball arithmetic (midpoints) to the target load; a list of floats or
+    ``arb`` midpoints."""
+    comp = model.compiled
+    comp.require_smooth()
+    y, r0 = _start_at_reference_load(model, comp)
+    r1 = _load_log(rho)
+    try:
+        return _continue(comp, y, r0, r1)
+    except _Stall as st:
+        return _continue_arb(comp, st.y, st.r, rho)
 
 
 def _continue(comp, y, r0, r1):
@@ -290,9 +332,10 @@ def _continue(comp, y, r0, r1):
         if r == r1:
             return y
         s = h if abs(r1 - r) > abs(h) else r1 - r
-        Jf = comp.J(y, r)
+        Jf = comp.J(y, r, comp.selection(y))
         try:
-            t = np.linalg.solve(Jf[:, :n], -Jf[:, n])
+            with np.errstate(all="ignore"):
+                t = np.linalg.solve(Jf[:, :n], -Jf[:, n])
         except np.linalg.LinAlgError:
             t = np.zeros(n)
         y_new, ok, it = _newton_float(comp, y + s * t, r + s)
@@ -302,9 +345,64 @@ def _continue(comp, y, r0, r1):
                 h *= 2
         else:
             h /= 2
-            if abs(h) < 1e-10 * max(1.0, abs(r)):
-                raise PrecisionError(f"continuation in the load stalled at rho = {math.exp(r):.6g}")
+            if abs(h) < 1e-10 * max(1.0, abs(r)) or abs(h) < 1e-6:
+                raise _Stall(f"continuation in the load stalled at rho = {math.exp(r):.6g}", y, r)
     raise PrecisionError("continuation in the load did not finish")  # pragma: no cover
+
+
+def _arb_prec_for(y) -> int:
+    ymax = max((abs(float(v.mid())) if isinstance(v, arb) else abs(float(v)) for v in y), default=1.0)
+    return 128 + 2 * int(math.log2(1.0 + ymax))
+
+
+def _continue_arb(comp, y, r0: float, rho_target):
+    """Predictor-corrector continuation in ball arithmetic (midpoints) from ``(y, r0)`` to the
+    target load; the precision follows the size of ``y`` (fractional bits on top of ``log2 |y|``)."""
+    n = comp.n
+    y = [arb(float(v)) if not isinstance(v, arb) else v for v in y]
+    r = arb(r0)
+    h = None
+    for _ in range(20000):
+        prec = _arb_prec_for(y)
+        with flint_prec(prec):
+            r_t = to_arb(rho_target).log()
+            rem = arb((r_t - r).mid())
+            if abs(rem) <= arb(2) ** (-(prec - 20)) * (1 + abs(r)):
+                return [arb(v.mid()) for v in y]
+            if h is None:
+                h = arb(0.25) if rem > 0 else arb(-0.25)
+            step = rem if abs(rem) <= abs(h) else h
+            yy = [float(v.mid()) if abs(v.mid()) < 700 else -700.0 for v in y]
+            sel = comp.selection(yy)
+            _g, J, dr = comp.GJ_arb(y, r, sel)
+            try:
+                t = J.mid().solve(arb_mat([[-d.mid()] for d in dr]))
+                yp = [arb((y[i] + step * t[i, 0]).mid()) for i in range(n)]
+            except (ZeroDivisionError, ValueError):
+                yp = list(y)
+            rn = arb((r + step).mid())
+            ok = False
+            for _it in range(25):
+                G, J, _dr = comp.GJ_arb(yp, rn, sel)
+                try:
+                    d = J.mid().solve(arb_mat([[gi.mid()] for gi in G]))
+                except (ZeroDivisionError, ValueError):
+                    break
+                yp = [arb((yp[i] - d[i, 0]).mid()) for i in range(n)]
+                if all(abs(d[i, 0].mid()) <= arb(10) ** -20 * max(arb(1), abs(yp[i])) for i in range(n)):
+                    ok = True
+                    break
+                if any(not d[i, 0].is_finite() or abs(d[i, 0].mid()) > 10 * (1 + abs(yp[i])) for i in range(n)):
+                    break
+            if ok:
+                y, r = yp, rn
+                if _it <= 4:
+                    h = h * 2
+            else:
+                h = h / 2
+                if abs(h) < arb(10) ** -8:
+                    raise PrecisionError(f"continuation in ball arithmetic stalled at log rho = {float(r.mid()):.6g}")
+    raise PrecisionError("continuation in ball arithmetic did not finish")  # pragma: no cover
 
 
 # ==================================================================================================
@@ -315,16 +413,17 @@ def _to_arb_vec(v):
     return [arb(float(x)) if not isinstance(x, arb) else x for x in v]
 
 
-def _newton_arb(comp, y0, r_ball, prec):
-    """Midpoint Newton iteration in ball arithmetic, the precision doubling up to ``prec``."""
+def _newton_arb(comp, y0, r_ball, prec, sel):
+    """Midpoint Newton iteration in ball arithmetic, the precision doubling up to ``prec`` (from
+    float starts, or from ``arb`` midpoints of the ball continuation)."""
     n = comp.n
-    y = [arb(float(v)) for v in y0]
-    cur = 64
+    y = [v if isinstance(v, arb) else arb(float(v)) for v in y0]
+    cur = 64 if not isinstance(y0[0], arb) else min(_arb_prec_for(y0), prec)
     last_step = None
     for _ in range(200):
         cur = min(2 * cur, prec)
         with flint_prec(cur):
-            G, J, _dr = comp.GJ_arb(y, r_ball)
+            G, J, _dr = comp.GJ_arb(y, r_ball, sel)
             g = arb_mat([[gi.mid()] for gi in G])
             try:
                 step = J.mid().solve(g)
@@ -351,14 +450,14 @@ def _float_inverse(J: arb_mat):
     return arb_mat([[arb(float(v)) for v in row] for row in Y])
 
 
-def _krawczyk(comp, m, rad, r_ball, Y=None):
+def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
     """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``."""
     n = comp.n
     X = [arb(m[i], rad[i]) for i in range(n)]
-    Gm = comp.G_arb(m, r_ball)
-    _g, JX, _dr = comp.GJ_arb(X, r_ball)
+    Gm = comp.G_arb(m, r_ball, sel)
+    _g, JX, _dr = comp.GJ_arb(X, r_ball, sel)
     if Y is None:
-        _gm, Jm, _ = comp.GJ_arb(m, r_ball)
+        _gm, Jm, _ = comp.GJ_arb(m, r_ball, sel)
         Y = _float_inverse(Jm)
         if Y is None:
             try:
@@ -395,20 +494,25 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     if n > _GENERIC_MAX_VARIABLES:
         raise ValueError(f"the generic certified solver handles at most {_GENERIC_MAX_VARIABLES} state variables, "
                          f"this model has {n}")
-    y_f = float_fixed_point(model, rho) if y_start is None else np.asarray(y_start, dtype=float)
-    ymax = float(np.max(np.abs(y_f))) if n else 0.0
+    y_f = start_point(model, rho) if y_start is None else y_start
+    if not isinstance(y_f[0], arb):
+        y_f = np.asarray(y_f, dtype=float)
+    ymax = max(abs(float(v.mid())) if isinstance(v, arb) else abs(float(v)) for v in y_f) if n else 0.0
     prec = dps_to_prec(dps) + 64 + int(math.log2(1.0 + ymax)) + 2 * int(math.log2(n + 2))
     with mpmath.workdps(30):
         r_f = float(mpmath.log(to_mpf(rho)))
-    grad = comp.grad_log_blocking(y_f, r_f)
-    sens = 1.0 + float(np.sum(np.abs(grad)))
+    y_fl = np.array([float(v.mid()) if isinstance(v, arb) else float(v) for v in y_f])
+    with np.errstate(all="ignore"):
+        grad = comp.grad_log_blocking(y_fl, r_f)
+    sens = 1.0 + float(np.sum(np.abs(grad))) if np.all(np.isfinite(grad)) else 1.0 + n * (1 + ymax)
+    sel = comp.selection(np.maximum(y_fl, -700.0))
     while prec <= _MAX_PREC:
         with flint_prec(prec):
             r_ball = to_arb(rho).log()
-            m, _ = _newton_arb(comp, y_f, r_ball, prec)
+            m, _ = _newton_arb(comp, y_f, r_ball, prec, sel)
             delta = 10.0 ** (-(dps + 3)) / sens
             rad = [arb(delta)] * n
-            ok, margin, K, Y = _krawczyk(comp, m, rad, r_ball)
+            ok, margin, K, Y = _krawczyk(comp, m, rad, r_ball, sel)
             if ok:
                 box = [arb(m[i], rad[i]) for i in range(n)]
                 B = comp.blocking_arb(box, r_ball)
@@ -494,8 +598,9 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
         r_mid = arb(R.mid())
         if y_mid is None:
             y_mid = float_fixed_point(model, arb_to_mpf(r_mid.exp()))
-        m, _ = _newton_arb(comp, y_mid, r_mid, prec)
-        _g, Jm, dr = comp.GJ_arb(m, r_mid)
+        sel = comp.selection(y_mid)
+        m, _ = _newton_arb(comp, y_mid, r_mid, prec, sel)
+        _g, Jm, dr = comp.GJ_arb(m, r_mid, sel)
         try:
             t = Jm.mid().solve(arb_mat([[d.mid()] for d in dr]))
         except (ZeroDivisionError, ValueError):
@@ -504,7 +609,7 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
         rad = [abs(t[i, 0].mid()) * w * 2 + arb(2) ** (-(prec - 30)) * (1 + abs(m[i])) for i in range(n)]
         Y = None
         for _ in range(8):
-            ok, margin, K, Y = _krawczyk(comp, m, rad, R, Y)
+            ok, margin, K, Y = _krawczyk(comp, m, rad, R, sel, Y)
             if ok:
                 box = [arb(m[i], rad[i]) for i in range(n)]
                 B = comp.blocking_arb(box, R)

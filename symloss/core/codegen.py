@@ -210,8 +210,8 @@ class _TermTable:
             vals[i] = vals[i] + self.coef_arb[t] * m
         return vals
 
-    def jacobian_arb(self, z):
-        """(values, Jacobian in y as arb_mat, derivative in r as list)."""
+    def jacobian_arb(self, z, rows=None):
+        """(values, Jacobian in y as arb_mat, derivative in r as list) of the given rows."""
         M = self._monomials(z)
         n = self.n_vars
         vals = [arb(0)] * self.n_rows
@@ -226,7 +226,8 @@ class _TermTable:
                     J[i][j] += cm * a
                 else:
                     dr[i] += cm * a
-        return vals, arb_mat(J), dr
+        rows = range(self.n_rows) if rows is None else rows
+        return [vals[i] for i in rows], arb_mat([J[i] for i in rows]), [dr[i] for i in rows]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -234,27 +235,39 @@ class _TermTable:
 # --------------------------------------------------------------------------------------------------
 
 class CompiledModel:
-    r"""The square stationary system :math:`G(y, r) = 0` of a model in log variables, with float and
-    ball evaluators and the blocking (see the module docstring)."""
+    r"""The stationary system of a model in log variables, with float and ball evaluators and the
+    blocking (see the module docstring).
+
+    All ``n`` drift rows (row ``i`` divided by :math:`x_i`) and the ``m`` invariant rows are compiled
+    (rows ``0..n-1`` and ``n..n+m-1``). A square system is a *selection* of ``n`` of them: for each
+    invariant one drift row is left out (the sum of the drift rows that the invariant's coefficients
+    weight is identically zero, so that row is redundant). :meth:`selection` leaves out, for each
+    invariant, the drift row of the largest weighted component of the current state: replacing the
+    balance of a bulk component keeps the system well conditioned at every load (replacing the
+    balance of a component of size :math:`10^{-15}` would leave that component almost undetermined).
+    """
 
     def __init__(self, model):
-        rows, replaced = model._square_system
         V = list(model.variables)
         n = len(V)
         self.n = n
         self.variables = tuple(V)
-        self.dynamic = [i not in replaced for i in range(n)]
-        scaled = [sp.expand(rows[i] / V[i]) if self.dynamic[i] else sp.expand(rows[i]) for i in range(n)]
+        drift = list(model._drift)
+        inv = model._invariants
+        self.invariants = [([float(c) for c in cc], float(v)) for cc, v in inv]
+        self.m = len(inv)
+        inv_rows = [sp.expand(sum(ci * v for ci, v in zip(cc, V)) - val) for cc, val in inv]
+        scaled = [sp.expand(drift[i] / V[i]) for i in range(n)] + inv_rows
         self.rows_expr = scaled
+        self.n_rows = n + self.m
+        rows0, replaced = model._square_system
+        self.default_selection = [n + replaced[i] if i in replaced else i for i in range(n)]
         syms = V + [RHO]
         tabs = [laurent_terms(e, syms) for e in scaled]
         B = model._blocking
         btab = laurent_terms(B, syms)
         self.mode = "terms" if all(t is not None for t in tabs) and btab is not None and btab else "direct"
-        if any(e.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise) for e in list(rows) + [B]):
-            self.smooth = False
-        else:
-            self.smooth = True
+        self.smooth = not any(e.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise) for e in drift + [B])
         if self.mode == "terms":
             row, cq, aq = [], [], []
             for i, t in enumerate(tabs):
@@ -262,15 +275,14 @@ class CompiledModel:
                     row.append(i)
                     cq.append(c)
                     aq.append(e)
-            self.table = _TermTable(np.array(row, dtype=np.int64), cq, aq, n, n)
+            self.table = _TermTable(np.array(row, dtype=np.int64), cq, aq, self.n_rows, n)
             brow = np.zeros(len(btab), dtype=np.int64)
             self.btable = _TermTable(brow, [c for c, _ in btab], [e for _, e in btab], 1, n)
             self.blocking_monomial = len(btab) == 1 and btab[0][0] > 0
             self.blocking_positive = all(c > 0 for c, _ in btab)
         else:
-            if not self.smooth:
-                self._direct = None
-            else:
+            self._direct = None
+            if self.smooth:
                 ys = sp.symbols(f"_y0:{n}", real=True)
                 rs = sp.Symbol("_r", real=True)
                 sub = {V[j]: sp.exp(ys[j]) for j in range(n)}
@@ -281,11 +293,31 @@ class CompiledModel:
                 Bz = B.subs(sub)
                 args = list(ys) + [rs]
                 self._direct = {
-                    "G_np": numpy_lambdify(args, G), "J_np": numpy_lambdify(args, sp.Matrix(Jy).row_join(sp.Matrix(Jr))),
+                    "G_np": numpy_lambdify(args, G),
+                    "J_np": numpy_lambdify(args, sp.Matrix(Jy).row_join(sp.Matrix(Jr))),
                     "G_arb": arb_lambdify(args, G), "J_arb": arb_lambdify(args, Jy), "Jr_arb": arb_lambdify(args, Jr),
                     "B_np": numpy_lambdify(args, Bz), "B_arb": arb_lambdify(args, Bz)}
             self.blocking_monomial = False
             self.blocking_positive = False
+
+    def selection(self, y=None) -> list:
+        """The ``n`` rows of a well-conditioned square system at the state ``exp(y)`` (see the class
+        docstring); the model's static choice without ``y``."""
+        if y is None or self.m == 0:
+            return list(self.default_selection)
+        x = np.exp(np.asarray(y, dtype=np.float64))
+        sel = list(range(self.n))
+        used = set()
+        for k, (c, _v) in enumerate(self.invariants):
+            w = [abs(c[i]) * x[i] if i not in used and c[i] != 0 else -1.0 for i in range(self.n)]
+            j = int(np.argmax(w))
+            used.add(j)
+            sel[j] = self.n + k
+        return sel
+
+    def dynamic(self, sel) -> np.ndarray:
+        """1 for the drift rows of a selection, 0 for its invariant rows (algebraic in the PTC)."""
+        return np.array([1.0 if i < self.n else 0.0 for i in sel])
 
     def require_smooth(self):
         if not self.smooth or (self.mode == "direct" and self._direct is None):
@@ -294,18 +326,23 @@ class CompiledModel:
                 "contains Heaviside/Max/Min/Abs/Piecewise (a non-smooth fluid limit such as full JSQ)")
 
     # float64 ------------------------------------------------------------------------------------
-    def G(self, y, r):
+    def G(self, y, r, sel=None):
+        """The selected rows (default: the static square system) at ``(y, r)``, float64."""
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
-            return self.table.values(z)
-        return np.asarray(self._direct["G_np"](*z), dtype=np.float64)
+            out = self.table.values(z)
+        else:
+            out = np.asarray(self._direct["G_np"](*z), dtype=np.float64)
+        return out[self.default_selection if sel is None else sel]
 
-    def J(self, y, r):
-        """(n, n + 1): Jacobian in y, last column the derivative in r."""
+    def J(self, y, r, sel=None):
+        """(n, n + 1): Jacobian of the selected rows in y, last column the derivative in r."""
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
-            return self.table.jacobian(z)
-        return np.asarray(self._direct["J_np"](*z), dtype=np.float64).reshape(self.n, self.n + 1)
+            out = self.table.jacobian(z)
+        else:
+            out = np.asarray(self._direct["J_np"](*z), dtype=np.float64).reshape(self.n_rows, self.n + 1)
+        return out[self.default_selection if sel is None else sel]
 
     def log_blocking(self, y, r) -> float:
         z = np.append(np.asarray(y, dtype=np.float64), r)
@@ -336,19 +373,26 @@ class CompiledModel:
         return g
 
     # arb ----------------------------------------------------------------------------------------
-    def G_arb(self, y, r):
+    def G_arb(self, y, r, sel=None):
         z = list(y) + [r]
+        sel = self.default_selection if sel is None else sel
         if self.mode == "terms":
-            return self.table.values_arb(z)
-        return list(self._direct["G_arb"](*z))
+            vals = self.table.values_arb(z)
+        else:
+            vals = list(self._direct["G_arb"](*z))
+        return [vals[i] for i in sel]
 
-    def GJ_arb(self, y, r):
-        """(G, J_y as arb_mat, dG/dr) in ball arithmetic at the balls ``y``, ``r``."""
+    def GJ_arb(self, y, r, sel=None):
+        """(G, J_y as arb_mat, dG/dr) of the selected rows in ball arithmetic at the balls ``y``, ``r``."""
         z = list(y) + [r]
+        sel = self.default_selection if sel is None else sel
         if self.mode == "terms":
-            return self.table.jacobian_arb(z)
+            vals, J, dr = self.table.jacobian_arb(z, rows=sel)
+            return vals, J, dr
         d = self._direct
-        return list(d["G_arb"](*z)), arb_mat([list(row) for row in d["J_arb"](*z)]), list(d["Jr_arb"](*z))
+        Jy = d["J_arb"](*z)
+        vals, dr = list(d["G_arb"](*z)), list(d["Jr_arb"](*z))
+        return [vals[i] for i in sel], arb_mat([list(Jy[i]) for i in sel]), [dr[i] for i in sel]
 
     def blocking_arb(self, y, r):
         z = list(y) + [r]
