@@ -454,10 +454,19 @@ def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
     """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``."""
     n = comp.n
     X = [arb(m[i], rad[i]) for i in range(n)]
-    Gm = comp.G_arb(m, r_ball, sel)
+    if r_ball.rad() > 0:
+        # centred form in the load: G(m, R) in G(m, r_c) + dG/dr(m, R) (R - r_c); evaluating G at the
+        # ball R term by term would add the widths of terms that cancel (the balances of each row)
+        r_c = arb(r_ball.mid())
+        Gc = comp.G_arb(m, r_c, sel)
+        _gR, _JR, drR = comp.GJ_arb(m, r_ball, sel)
+        w = arb(0, r_ball.rad())
+        Gm = [Gc[i] + drR[i] * w for i in range(n)]
+    else:
+        Gm = comp.G_arb(m, r_ball, sel)
     _g, JX, _dr = comp.GJ_arb(X, r_ball, sel)
     if Y is None:
-        _gm, Jm, _ = comp.GJ_arb(m, r_ball, sel)
+        _gm, Jm, _ = comp.GJ_arb(m, arb(r_ball.mid()), sel)
         Y = _float_inverse(Jm)
         if Y is None:
             try:
@@ -629,12 +638,11 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
 # ODE
 # ==================================================================================================
 
-def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
-    """Integrate the mean-field ODE of ``model`` (scipy ``solve_ivp``, exact lambdified Jacobian)."""
-    from scipy.integrate import solve_ivp
-    rho = float(_check_rho(rho))
-    if not math.isfinite(rho):
-        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+def integrate_ode_checks(model, rho, x0, t):
+    """Checked ``(rho as float, x0 array, t array)`` for the ODE integrators."""
+    rho = float(to_mpf(_check_rho(rho)))
+    if not math.isfinite(rho) or rho <= 0:
+        raise ValueError(f"rho must be a finite real number in (0, inf) for the ODE, got {rho!r}")
     n = len(model.variables)
     x0 = np.asarray(x0, dtype=float)
     if x0.shape != (n,):
@@ -644,6 +652,14 @@ def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or t[0] < 0 or not np.all(np.isfinite(t)):
         raise ValueError("t must be a 1-d increasing array of finite times >= 0")
+    return rho, x0, t
+
+
+def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
+    """Integrate the mean-field ODE of ``model`` (scipy ``solve_ivp``, exact lambdified Jacobian)."""
+    from scipy.integrate import solve_ivp
+    rho, x0, t = integrate_ode_checks(model, rho, x0, t)
+    n = len(model.variables)
     f, J = model._np_drift, model._np_jac
     smooth = model.compiled.smooth
 

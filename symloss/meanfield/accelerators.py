@@ -531,6 +531,29 @@ class JSQAccelerator(_Accelerator):
     def verify(self, model, res, dps):
         return True, "closed form of the JSQ template (the definition is identical to it)"
 
+    @staticmethod
+    def fluid_rhs(C: int, rho: float, u):
+        r"""The Filippov (sliding-mode) solution of the definition's discontinuous JSQ drift, for the
+        ODE: the arrival flux :math:`\rho` first keeps the full levels full (level ``k`` needs
+        :math:`k (u_k - u_{k+1})` to replace its departures), from the lowest up; what remains goes to
+        the first level that is not full. Where the drift is continuous (no level exactly full but the
+        ones below the first non-full level) this is the definition's drift."""
+        import numpy as np
+        u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
+        ext = np.concatenate(([1.0], u, [0.0]))
+        out = np.empty(C)
+        remaining = rho
+        for k in range(1, C + 1):
+            dep = k * (ext[k] - ext[k + 1])
+            if ext[k] >= 1.0 - 1e-12 and remaining >= dep:
+                flux = dep                       # kept full
+            else:
+                flux = remaining                 # the first level that is not full takes the rest
+            flux = max(0.0, min(flux, remaining))
+            remaining -= flux
+            out[k - 1] = flux - dep
+        return out
+
     def solve(self, model, rho, dps, residual=True):
         with mpmath.workdps(dps + 15):
             rm = _rho_mpf(rho)

@@ -128,6 +128,19 @@ def _identical_models(a, b) -> bool:
 # evaluations
 # --------------------------------------------------------------------------------------------------
 
+def _equal_at_sample_loads(a, b, rho_min, rho_max) -> bool:
+    """Two models written in different coordinates can still coincide (retrial-of-d and power-of-d
+    at C = 1): true when log B_a - log B_b is below 10^-25 at three loads of the range."""
+    with mpmath.workdps(40):
+        lo, hi = to_mpf(rho_min), to_mpf(rho_max)
+        pts = [lo * (hi / lo) ** (mpmath.mpf(k) / 4) for k in (1, 2, 3)]
+        for r in pts:
+            v = _logdiff_models(a, b, r, 30)[0]
+            if abs(v) > mpmath.mpf(10) ** -25:
+                return False
+    return True
+
+
 def _logdiff_models(a, b, rho, dps):
     """log B_a - log B_b with certified brackets: returns (value, lo, hi)."""
     ra = a.fixed_point(rho, dps=dps)
@@ -166,7 +179,9 @@ def _refine_crossing(a, b, lo, hi, dps):
         fa = _logdiff_models(a, b, lo, w)
         fb = _logdiff_models(a, b, hi, w)
         sa, sb = _sign(fa), _sign(fb)
-        if sa == 0 or sb == 0 or sa == sb:
+        if sa != 0 and sa == sb:
+            return None      # the float scan saw a sign change that the certified values do not have
+        if sa == 0 or sb == 0:
             raise PrecisionError(f"crossing near rho in [{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] not certified")
         va, vb = fa[0], fb[0]
         for _ in range(400):
@@ -306,6 +321,10 @@ def crossing_loads(model_a, model_b=None, dt=None, *, rho_min=0.01, rho_max=None
     if _identical_models(a, b):
         raise ValueError(f"the two models have the same stationary equations and blocking ({a!r}, {b!r}): "
                          "their blockings are equal at every load, so there are no isolated crossings")
+    if _equal_at_sample_loads(a, b, rho_min, rho_max):
+        raise ValueError(f"{a!r} and {b!r} have equal blockings (to 25 digits) at three loads spread over "
+                         f"[{rho_min}, {rho_max}]: they coincide (e.g. both are random routing for C = 1), so "
+                         "there are no isolated crossings")
     names = (repr(a), repr(b))
     short = C is not None
     if method == "eliminant" or (method == "auto" and short and C <= 2 and max(d, dtt) <= 3):
@@ -319,7 +338,8 @@ def crossing_loads(model_a, model_b=None, dt=None, *, rho_min=0.01, rho_max=None
         if method == "eliminant":
             raise ValueError(f"elimination is not tractable for {names[0]} vs {names[1]}; use method='adaptive'")
     cells, n_eval, _D = _scan(a, b, rho_min, rho_max)
-    roots = [_refine_crossing(a, b, mpmath.exp(x0), mpmath.exp(x1), dps) for x0, x1 in cells]
+    roots = [c for c in (_refine_crossing(a, b, mpmath.exp(x0), mpmath.exp(x1), dps) for x0, x1 in cells)
+             if c is not None]
     return CrossingResult(C, d, dtt, roots, rho_min, rho_max, n_eval,
                           "adaptive log-grid with slope-based refinement (see docstring); each crossing "
                           "certified by sign changes of ball-bracketed blockings", names)

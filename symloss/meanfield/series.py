@@ -238,8 +238,8 @@ def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
     where = _check_at(at)
     n = check_int(n, "n", min_value=1, max_value=_MAX_TERMS)
     policy = _policy(model)
-    C, d = model.C, model.d
-    key = (policy, C, d, where, n)
+    C, d = getattr(model, "C", None), getattr(model, "d", None)
+    key = (policy, C, d, where, n) if policy != "generic" else (model.fingerprint(), where, n)
     if key in _CACHE:
         return _CACHE[key]
     if policy == "jsq":
@@ -278,16 +278,20 @@ def _check_at(at) -> str:
 
 
 def _policy(model) -> str:
+    """The shipped policy whose hand-derived scaling applies (its accelerator's template is the
+    definition), else ``"generic"`` (scaling found numerically and then verified exactly)."""
+    from ..core.model import MeanFieldModel
+    from .accelerators import JSQ_CLOSED_FORM, POWER, RETRIAL
     from .models import JSQ, PowerOfD, RandomRouting, RetrialOfD
-    if isinstance(model, RandomRouting):
-        return "random"
-    if isinstance(model, RetrialOfD):
-        return "retrial"
-    if isinstance(model, PowerOfD):
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a MeanFieldModel, got {type(model).__name__}")
+    if isinstance(model, RetrialOfD) and RETRIAL.applies(model)[0]:
+        return "random" if isinstance(model, RandomRouting) else "retrial"
+    if isinstance(model, PowerOfD) and POWER.applies(model)[0]:
         return "power"
-    if isinstance(model, JSQ):
+    if isinstance(model, JSQ) and JSQ_CLOSED_FORM.applies(model)[0]:
         return "jsq"
-    raise TypeError(f"model must be a RetrialOfD, RandomRouting, PowerOfD or JSQ instance, got {model!r}")
+    return "generic"
 
 
 def _jsq(C, where, n):
@@ -308,6 +312,8 @@ def _jsq(C, where, n):
 def _ansatz(model, policy, where):
     """Returns (equations, list of (var, base, sign, exponent)) for the scaling of section 1 of the
     module docstring. ``equations`` are SymPy expressions in the model variables and ``RHO``."""
+    if policy == "generic":
+        return _ansatz_generic(model, where)
     C, d = model.C, model.d
     V = list(model.variables)
     if policy in ("retrial", "random"):
@@ -330,9 +336,62 @@ def _ansatz(model, policy, where):
             scal = [(V[k - 1], 0, 1, e[k]) for k in range(1, C + 1)]
         else:
             scal = [(V[k - 1], 1, -1, C - k + 1) for k in range(1, C + 1)]
-    else:  # pragma: no cover
-        raise TypeError(policy)
+    else:
+        return _ansatz_generic(model, where)
     return eqs, scal
+
+
+def _numeric_scaling(model, where):
+    """Scaling ``(var, base, sign, exponent)`` of every state variable, read off certified fixed points
+    at two loads near the expansion point: ``base`` (0 or 1) is the limit, ``exponent`` the slope of
+    ``log|x - base|`` in ``log t`` rounded to a rational of small denominator. This is only a guess:
+    :func:`_expand` then verifies exactly that it is a dominant balance (leading system solved
+    exactly, scaled equations polynomial in ``t``, invertible Jacobian, exact series residual)."""
+    from fractions import Fraction as _F
+
+    scale = float(getattr(model, "C", None) or 1)
+    if where == "0":
+        loads = [_F(scale) * _F(1, 10 ** 3), _F(scale) * _F(1, 10 ** 4)]
+    else:
+        loads = [_F(scale) * 10 ** 3, _F(scale) * 10 ** 4]
+    fps = [model.fixed_point(r, dps=30) for r in loads]
+    out = []
+    with mpmath.workdps(40):
+        lt = [mpmath.log(mpmath.mpf(r.numerator) / r.denominator) * (1 if where == "0" else -1) for r in loads]
+        for k, var in enumerate(model.variables):
+            xs = [fp.x[k] for fp in fps]
+            base = 1 if abs(xs[1] - 1) < mpmath.mpf("0.5") else 0
+            devs = [x - base for x in xs]
+            if any(dv == 0 for dv in devs) or (devs[0] > 0) != (devs[1] > 0):
+                raise ValueError(f"no power-law scaling of {var} near rho = {'0' if where == '0' else 'oo'}")
+            e = (mpmath.log(abs(devs[1])) - mpmath.log(abs(devs[0]))) / (lt[1] - lt[0])
+            q = round(float(e))
+            if abs(float(e) - q) > 0.05 or q <= 0:
+                raise ValueError(f"the scaling exponent of {var} near rho = {'0' if where == '0' else 'oo'} "
+                                 f"({mpmath.nstr(e, 6)}) is not a positive integer: no power series in "
+                                 f"{'rho' if where == '0' else '1/rho'}")
+            out.append((var, base, 1 if devs[1] > 0 else -1, int(q)))
+    return out
+
+
+def _ansatz_generic(model, where):
+    """Equations and scaling for any model: the square stationary system (drift rows, one per
+    invariant replaced by the invariant) and the numerically detected scaling. Where the drift
+    conserves the total mass, the cut equations (partial sums of the drift rows, as for retrial) are
+    tried when the plain rows do not give a triangular leading system."""
+    scal = _numeric_scaling(model, where)
+    rows, _ = model._square_system
+    return [sp.expand(e) for e in rows], scal
+
+
+def _cut_equations(model):
+    f = list(model.drift())
+    if sp.expand(sum(f)) != 0 or len(model._invariants) != 1:
+        return None
+    c, v = model._invariants[0]
+    V = list(model.variables)
+    cuts = [sp.expand(sum(f[:k])) for k in range(1, len(V))]
+    return cuts + [sp.expand(sum(ci * x for ci, x in zip(c, V)) - v)]
 
 
 def _laurent_terms(expr, t):
@@ -433,8 +492,21 @@ class _SeriesPoly:
 
 
 def _expand(model, policy, where, n):
-    C, d = model.C, model.d
+    if policy == "generic":
+        eqs, scal = _ansatz(model, policy, where)
+        try:
+            return _expand_with(model, policy, where, n, eqs, scal)
+        except ValueError:
+            cuts = _cut_equations(model)
+            if cuts is None:
+                raise
+            return _expand_with(model, policy, where, n, cuts, scal)
     eqs, scal = _ansatz(model, policy, where)
+    return _expand_with(model, policy, where, n, eqs, scal)
+
+
+def _expand_with(model, policy, where, n, eqs, scal):
+    C, d = getattr(model, "C", None), getattr(model, "d", 1)
     m = len(scal)
     cs = list(sp.symbols(f"c0:{m}"))
     vs = list(sp.symbols(f"v0:{m}"))
@@ -470,7 +542,7 @@ def _expand(model, policy, where, n):
     J0inv = J0.inv()
     Jinv = [[_to_fmpq(J0inv[i, j]) for j in range(m)] for i in range(m)]
     # blocking expression: B = K t^low_B * (polynomial in v, t), K the leading constant
-    B_expr = _substitute(model.blocking_expr(), scal, cs, vs, where)
+    B_expr = _substitute(model._blocking, scal, cs, vs, where)
     B_terms = _laurent_terms(B_expr, _T)
     low_B = min(B_terms)
     B_scaled = sp.expand(B_expr * _T ** (-low_B))
@@ -504,7 +576,8 @@ def _expand(model, policy, where, n):
               f"(t = {'rho' if where == '0' else '1/rho'}), exact triangular leading system, "
               f"formal power series mod t^{M} with exact residual check")
     exps = {str(var): (sign_t * e if base == 0 else f"1 - x with x ~ rho^{sign_t * e}") for var, base, _s, e in scal}
-    return BlockingSeries(policy, C, d, where, terms, nxt, rem, M, method, exps)
+    return BlockingSeries(policy if policy != "generic" else model.name, C, d, where, terms, nxt, rem, M,
+                          method, exps)
 
 
 def _solve_series(G_exprs, vs, Jinv, M, cmap):
