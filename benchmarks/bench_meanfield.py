@@ -5,10 +5,22 @@ C = 1000 must work; threshold_load(C, d, dt, dps=30) <= 2 s for C <= 20. Side by
 by integrating the ODE "until it looks stationary" (what generic mean-field tools do), with the speed ratio
 and both residuals.
 
-Run:  python benchmarks/bench_meanfield.py
+Targets (issue 12, models as data): the generic certified fixed point of a user model with <= 20 states
+<= 50 ms at dps = 30 after the first call, first call (symbolic build + lambdify) <= 2 s; the shipped models
+through their accelerators (now verified against the definition) no slower than the previous implementation
+(the code of commit fca04e3, loaded from git into this process, is the baseline: ratios printed); no cliffs:
+worst PowerOfD(C, d).blocking(rho, dps=30) over rho in [0.01 C, 10 C], C in {2, 5, 10, 30, 100, 1000},
+d in {2, 3}: <= 20 ms for C <= 100, <= 0.5 s at C = 1000.
+
+Run:  python benchmarks/bench_meanfield.py [--quick] [--slow-baseline]
+(--slow-baseline also times the previous implementation on the cliff cases, e.g. 41 s at C = 1000.)
 """
+import subprocess
+import sys
+import types
 import statistics
 import time
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -42,8 +54,118 @@ def ode_until_stationary(model, rho, tol=1e-10, t_max=1e5):
     return x, float(sol.blocking[-1]), T
 
 
+BASELINE_COMMIT = "fca04e3"
+
+
+def load_baseline():
+    """The previous implementation of the shipped models (symloss/meanfield/models.py at BASELINE_COMMIT),
+    imported from git into a private module, or None when git or the commit is not available."""
+    root = Path(__file__).resolve().parents[1]
+    try:
+        src = subprocess.run(["git", "show", f"{BASELINE_COMMIT}:symloss/meanfield/models.py"], cwd=root,
+                             capture_output=True, text=True, check=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    src = (src.replace("from ..core.", "from symloss.core.").replace("from ..erlang.", "from symloss.erlang.")
+           .replace("from .series import", "from symloss.meanfield.series import"))
+    mod = types.ModuleType("baseline_meanfield_models")
+    sys.modules[mod.__name__] = mod
+    exec(compile(src, f"{BASELINE_COMMIT}:symloss/meanfield/models.py", "exec"), mod.__dict__)
+    return mod
+
+
+def hybrid(C, d, r):
+    """The user model of notebooks/define_your_own_policy.ipynb (hybrid of power-of-d and retrial)."""
+    import sympy as sp
+    from symloss import RHO, define_model
+    u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
+    U = (sp.Integer(1),) + u + (sp.Integer(0),)
+    retry = sum((u[-1] ** d) ** j for j in range(r))
+    trs = []
+    for k in range(1, C + 1):
+        trs.append(({u[k - 1]: 1}, RHO * retry * (U[k - 1] ** d - U[k] ** d)))
+        trs.append(({u[k - 1]: -1}, k * (U[k] - U[k + 1])))
+    return define_model(f"hybrid(d={d}, r={r})", u, trs, blocking=u[-1] ** (d * r), state_kind="tail", C=C)
+
+
+def section_models_as_data(quick: bool, slow_baseline: bool):
+    from symloss.core.certify import certified_fixed_point
+    print("generic certified fixed point of user models (dps = 30): first call, then median of 7")
+    worst = 0.0
+    for C, d, r, rho in [(3, 2, 2, 1.0), (5, 2, 2, 0.5), (10, 3, 2, 8.0), (20, 2, 3, 5.0), (20, 2, 2, 40.0)]:
+        t0 = time.perf_counter()
+        m = hybrid(C, d, r)
+        b = m.blocking(rho, dps=30)
+        first = time.perf_counter() - t0
+        t = median_ms(lambda: m.blocking(rho, dps=30))
+        worst = max(worst, t)
+        print(f"  hybrid(C={C}, d={d}, r={r}) rho={rho:<5} states={C:<3} B={mpmath.nstr(b, 10):>18}  "
+              f"first {first:6.2f} s (target <= 2)   repeated {t:7.2f} ms (target <= 50)")
+    for M, C, d, rho in [(RetrialOfD, 20, 3, 10.0), (PowerOfD, 20, 2, 10.0)]:
+        m = M(C, d)
+        t = median_ms(lambda: certified_fixed_point(m, rho, 30, residual=False))
+        worst = max(worst, t)
+        print(f"  {m!r} through the generic solver, rho={rho}: {t:7.2f} ms")
+    print(f"  worst repeated: {worst:.2f} ms (target <= 50)")
+
+    print("\nshipped models: accelerator + verification on the definition vs the previous implementation "
+          f"({BASELINE_COMMIT})")
+    base = load_baseline()
+    cases = [(RetrialOfD, 2, 2, 1.0), (RetrialOfD, 20, 3, 10.0), (RetrialOfD, 100, 2, 80.0),
+             (PowerOfD, 2, 2, 1.0), (PowerOfD, 5, 3, 0.5), (PowerOfD, 20, 2, 10.0), (PowerOfD, 100, 3, 50.0)]
+    for M, C, d, rho in cases:
+        m = M(C, d)
+        t_new = median_ms(lambda: m.blocking(rho, dps=30))
+        if base is not None:
+            bm = getattr(base, M.__name__)(C, d)
+            t_old = median_ms(lambda: bm._fixed_point(rho, 30, residual=False))
+            b_old = bm._fixed_point(rho, 30, residual=False).blocking
+            with mpmath.workdps(40):
+                agree = abs(m.blocking(rho, dps=30) / b_old - 1) < mpmath.mpf(10) ** -28
+            print(f"  {m!r:24} rho={rho:<5} now {t_new:7.2f} ms, previous {t_old:7.2f} ms, ratio previous/now "
+                  f"{t_old / t_new:5.2f}, same 30 digits: {agree}")
+        else:
+            print(f"  {m!r:24} rho={rho:<5} now {t_new:7.2f} ms (no git baseline available)")
+
+    print("\nno cliffs: worst PowerOfD(C, d).blocking(rho, dps=30) over rho in [0.01 C, 10 C] (9 loads)")
+    Cs = [2, 5, 10, 30, 100] + ([] if quick else [1000])
+    for C in Cs:
+        for d in (2, 3):
+            m = PowerOfD(C, d)
+            t0 = time.perf_counter()
+            m.blocking(C, dps=30)
+            first = time.perf_counter() - t0
+            times = []
+            for k in range(9):
+                rho = C * 10 ** (-2 + 3 * k / 8)
+                t0 = time.perf_counter()
+                m.blocking(rho, dps=30)
+                times.append((time.perf_counter() - t0, rho))
+            t, at = max(times)
+            target = 0.02 if C <= 100 else 0.5
+            print(f"  C={C:<5} d={d}: worst {t * 1e3:9.2f} ms at rho={at:.4g}  (target <= {target * 1e3:.0f} ms; "
+                  f"first call incl. symbolic build {first:.2f} s)")
+    if slow_baseline and base is not None:
+        for C, d, rho in [(100, 2, 95.0), (1000, 2, 500.0)]:
+            bm = base.PowerOfD(C, d)
+            bm._fixed_point(C / 2, 30, residual=False)
+            t0 = time.perf_counter()
+            bm._fixed_point(rho, 30, residual=False)
+            t_old = time.perf_counter() - t0
+            m = PowerOfD(C, d)
+            t0 = time.perf_counter()
+            m.blocking(rho, dps=30)
+            t_new = time.perf_counter() - t0
+            print(f"  cliff PowerOfD({C}, {d}) rho={rho}: previous {t_old:.2f} s, now {t_new:.3f} s, "
+                  f"ratio {t_old / t_new:.0f}x")
+
+
 def main():
-    print("blocking(rho, dps=50), median over 7 runs")
+    quick = "--quick" in sys.argv
+    section_models_as_data(quick, "--slow-baseline" in sys.argv)
+    if quick:
+        return
+    print("\nblocking(rho, dps=50), median over 7 runs")
     cases = [(2, 2, 1), (5, 3, 0.5), (20, 2, 10), (20, 4, 18), (50, 2, 45), (100, 2, 80), (100, 3, 50), (100, 2, 150)]
     worst = {"retrial": 0.0, "power": 0.0}
     for C, d, rho in cases:

@@ -202,6 +202,47 @@ class _TermTable:
             out.append(L.exp())
         return out
 
+    def residual_from_x(self, x, rho):
+        """``(values, magnitudes)`` per row at the state ``x`` and the load ``rho`` (balls; no logs):
+        every term ``c * prod x_j^a_j * rho^p`` by products of powers, ``magnitudes`` the sum of the
+        absolute values of a row's terms (what a relative residual is measured against). Runs a
+        straight-line function generated once from the term table."""
+        if self._residual_fn is None:
+            self._residual_fn = self._generate_residual()
+        return self._residual_fn(list(x) + [rho], self.coef_arb)
+
+    _residual_fn = None
+
+    def _generate_residual(self):
+        powers: dict = {}
+        lines = ["def _residual(z, c):"]
+        for e in self.terms_arb:
+            for j, a in e:
+                if (j, a) not in powers:
+                    name = f"p{len(powers)}"
+                    powers[(j, a)] = name
+                    if isinstance(a, int):
+                        lines.append(f"    {name} = z[{j}] if {a} == 1 else z[{j}] ** {a}")
+                    else:
+                        lines.append(f"    {name} = (z[{j}].log() * _Q({int(a.p)}, {int(a.q)})).exp()")
+        rows: dict = {}
+        for t, e in enumerate(self.terms_arb):
+            factors = [f"c[{t}]"] + [powers[(j, a)] for j, a in e]
+            lines.append(f"    t{t} = {' * '.join(factors)}")
+            rows.setdefault(int(self.row[t]), []).append(f"t{t}")
+        # one statement per row (a flat tuple summed: no deeply nested expression for long rows)
+        lines.append("    vals = []")
+        lines.append("    mags = []")
+        for i in range(self.n_rows):
+            ts = rows.get(i, ["_zero"])
+            lines.append(f"    row = ({', '.join(ts)},)")
+            lines.append("    vals.append(sum(row, _zero))")
+            lines.append("    mags.append(sum(map(abs, row), _zero))")
+        lines.append("    return vals, mags")
+        ns = {"_Q": _arb_q, "_zero": arb(0)}
+        exec(compile("\n".join(lines), "<symloss residual>", "exec"), ns)
+        return ns["_residual"]
+
     def values_arb(self, z):
         M = self._monomials(z)
         vals = [arb(0)] * self.n_rows
@@ -252,22 +293,38 @@ class CompiledModel:
         n = len(V)
         self.n = n
         self.variables = tuple(V)
-        drift = list(model._drift)
         inv = model._invariants
         self.invariants = [([float(c) for c in cc], float(v)) for cc, v in inv]
         self.m = len(inv)
-        inv_rows = [sp.expand(sum(ci * v for ci, v in zip(cc, V)) - val) for cc, val in inv]
-        scaled = [sp.expand(drift[i] / V[i]) for i in range(n)] + inv_rows
-        self.rows_expr = scaled
+        inv_rows = [sp.Add(*[ci * v for ci, v in zip(cc, V) if ci != 0], -val) for cc, val in inv]
+        self._model_ref = model
+        self._inv_rows = inv_rows
         self.n_rows = n + self.m
-        rows0, replaced = model._square_system
+        replaced = model._replaced_rows
         self.default_selection = [n + replaced[i] if i in replaced else i for i in range(n)]
         syms = V + [RHO]
-        tabs = [laurent_terms(e, syms) for e in scaled]
+        poly = model._drift_poly
+        if poly is not None:
+            # the scaled rows straight from the sparse drift (row i divided by x_i: exponent of i - 1)
+            tabs = []
+            for i, row in enumerate(poly):
+                t = []
+                for key, c in row.items():
+                    e = dict(key)
+                    e[i] = e.get(i, 0) - 1
+                    t.append((sp.Rational(c.numerator, c.denominator),
+                              {j: sp.Integer(a) for j, a in e.items() if a != 0}))
+                tabs.append(t)
+            tabs += [laurent_terms(e, syms) for e in inv_rows]
+        else:
+            tabs = [laurent_terms(e, syms) for e in self.rows_expr]
         B = model._blocking
         btab = laurent_terms(B, syms)
         self.mode = "terms" if all(t is not None for t in tabs) and btab is not None and btab else "direct"
-        self.smooth = not any(e.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise) for e in drift + [B])
+        self.smooth = poly is not None or not any(e.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise)
+                                                  for e in list(model._drift) + [B])
+        if B.has(sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise):
+            self.smooth = False
         if self.mode == "terms":
             row, cq, aq = [], [], []
             for i, t in enumerate(tabs):
@@ -283,6 +340,7 @@ class CompiledModel:
         else:
             self._direct = None
             if self.smooth:
+                scaled = self.rows_expr
                 ys = sp.symbols(f"_y0:{n}", real=True)
                 rs = sp.Symbol("_r", real=True)
                 sub = {V[j]: sp.exp(ys[j]) for j in range(n)}
@@ -299,6 +357,13 @@ class CompiledModel:
                     "B_np": numpy_lambdify(args, Bz), "B_arb": arb_lambdify(args, Bz)}
             self.blocking_monomial = False
             self.blocking_positive = False
+
+    @property
+    def rows_expr(self) -> list:
+        """The compiled rows as SymPy expressions (drift row i divided by x_i, then the invariants)."""
+        V = list(self.variables)
+        drift = list(self._model_ref._drift)
+        return [sp.expand(drift[i] / V[i]) for i in range(self.n)] + list(self._inv_rows)
 
     def selection(self, y=None) -> list:
         """The ``n`` rows of a well-conditioned square system at the state ``exp(y)`` (see the class

@@ -46,6 +46,106 @@ BSYM = sp.Symbol("B", positive=True)
 _STATE_KINDS = ("occupancy", "tail", "custom")
 
 
+def laurent_dict(expr, symbols, idx=None):
+    """``expr`` as a sparse Laurent polynomial ``{((index, exponent), ...): Fraction}`` in the
+    ``symbols`` (rational coefficients, integer exponents), or ``None``."""
+    expr = sp.sympify(expr)
+    if any(isinstance(t, sp.Mul) and any(isinstance(a, sp.Add) for a in t.args) or
+           isinstance(t, sp.Pow) and isinstance(t.base, sp.Add) for t in sp.Add.make_args(expr)):
+        expr = sp.expand(expr)
+    if idx is None:
+        idx = {s_: i for i, s_ in enumerate(symbols)}
+    out: dict = {}
+    for term in sp.Add.make_args(expr):
+        if term == 0:
+            continue
+        coeff, rest = term.as_coeff_Mul()
+        if not coeff.is_Rational:
+            if coeff.is_Float:
+                coeff = sp.nsimplify(coeff)
+            else:
+                return None
+        mono: dict = {}
+        for base, e in rest.as_powers_dict().items():
+            if base == 1:
+                continue
+            if base.is_Rational and e.is_Integer:
+                coeff = coeff * base ** e
+                continue
+            if base not in idx or not e.is_Integer:
+                return None
+            j = idx[base]
+            mono[j] = mono.get(j, 0) + int(e)
+        key = tuple(sorted((j, e) for j, e in mono.items() if e != 0))
+        c = Fraction(int(sp.Rational(coeff).p), int(sp.Rational(coeff).q))
+        val = out.get(key, 0) + c
+        if val:
+            out[key] = val
+        else:
+            out.pop(key, None)
+    return out
+
+
+def poly_to_expr(poly: dict, symbols) -> sp.Expr:
+    """A sparse Laurent polynomial of :func:`laurent_dict` as a SymPy expression."""
+    terms = []
+    for key, c in poly.items():
+        t = sp.Rational(c.numerator, c.denominator)
+        for j, e in key:
+            t = t * symbols[j] ** e
+        terms.append(t)
+    return sp.Add(*terms)
+
+
+def _sparse_nullspace(rows, n: int) -> list:
+    """A basis of ``{c : c . r = 0 for every row r}`` (rows as ``((index, value), ...)``), by sparse
+    Gauss-Jordan elimination over the rationals: linear in the number of jumps for the chain-like
+    jumps of load-balancing models (a dense nullspace of 2 10^4 x 10^4 would take minutes)."""
+    pivots: dict = {}                     # pivot column -> reduced row (dict col -> Fraction, pivot entry 1)
+    for r in rows:
+        row = {i: Fraction(v) for i, v in r if v}
+        # reduce by the existing pivots (each pivot row is normalised and reduced)
+        changed = True
+        while changed and row:
+            changed = False
+            for col in list(row):
+                pr = pivots.get(col)
+                if pr is not None and col in row:
+                    f = row[col]
+                    for j, v in pr.items():
+                        w = row.get(j, 0) - f * v
+                        if w:
+                            row[j] = w
+                        else:
+                            row.pop(j, None)
+                    changed = True
+        if not row:
+            continue
+        col = min(row)
+        f = row[col]
+        row = {j: v / f for j, v in row.items()}
+        # eliminate the new pivot column from the other pivot rows (Gauss-Jordan)
+        for pc, pr in pivots.items():
+            g = pr.get(col)
+            if g:
+                for j, v in row.items():
+                    w = pr.get(j, 0) - g * v
+                    if w:
+                        pr[j] = w
+                    else:
+                        pr.pop(j, None)
+        pivots[col] = row
+    free = [j for j in range(n) if j not in pivots]
+    basis = []
+    for fcol in free:
+        vec = [Fraction(0)] * n
+        vec[fcol] = Fraction(1)
+        for pc, pr in pivots.items():
+            vec[pc] = -pr.get(fcol, Fraction(0))
+        basis.append(vec)
+    return basis
+
+
 def _nonzeros(jump) -> list:
     """``[(index, value)]`` of the non-zero entries of a jump column (dense or sparse)."""
     if isinstance(jump, sp.SparseMatrix) or hasattr(jump, "todok"):
@@ -213,8 +313,43 @@ class MeanFieldModel:
         return self._drift
 
     @_derived
+    def _drift_poly(self):
+        """The drift as sparse Laurent polynomials (one dict per row: monomial key -> exact Fraction),
+        built from the transitions without expanding the drift as a SymPy expression (linear in the
+        number of transitions: C = 10^4 has 2 10^4 of them); ``None`` when a rate is not a Laurent
+        polynomial in the state and rho with rational coefficients. A monomial key is the tuple of
+        ``(index, exponent)`` pairs, index ``n`` standing for rho."""
+        V = list(self.variables)
+        syms = V + [RHO]
+        n = len(V)
+        rows = [dict() for _ in range(n)]
+        cache: dict = {}
+        index = {s_: i for i, s_ in enumerate(syms)}
+        for jump, rate in self._checked_transitions:
+            terms = cache.get(rate)
+            if terms is None:
+                terms = laurent_dict(rate, syms, index)
+                if terms is None:
+                    return None
+                cache[rate] = terms
+            for i, v in _nonzeros(jump):
+                row = rows[i]
+                v = int(v)
+                for key, c in terms.items():
+                    val = row.get(key, 0) + v * c
+                    if val:
+                        row[key] = val
+                    else:
+                        row.pop(key, None)
+        return rows
+
+    @_derived
     def _drift(self):
         n = len(self.variables)
+        poly = self._drift_poly
+        if poly is not None:
+            syms = list(self.variables) + [RHO]
+            return sp.Matrix(n, 1, [poly_to_expr(row, syms) for row in poly])
         f = [sp.Integer(0)] * n
         for jump, rate in self._checked_transitions:
             for i, v in _nonzeros(jump):
@@ -256,28 +391,21 @@ class MeanFieldModel:
 
     def conserved_forms(self) -> list:
         """Every linear form ``c . x`` conserved by all jumps (a basis, rational coefficients)."""
-        from flint import fmpz_mat
         n = len(self.variables)
-        trs = self._checked_transitions
-        J = fmpz_mat(len(trs), n)
-        for r, (jump, _rate) in enumerate(trs):
-            for i, v in _nonzeros(jump):
-                J[r, i] = int(v)
-        X, nullity = J.nullspace()
-        return [[sp.Integer(int(X[i, k])) for i in range(n)] for k in range(nullity)]
+        jumps = {tuple((i, int(v)) for i, v in _nonzeros(jump)) for jump, _rate in self._checked_transitions}
+        return [[sp.Rational(c.numerator, c.denominator) for c in vec] for vec in _sparse_nullspace(jumps, n)]
 
     def stationary_equations(self) -> list:
         """``drift = 0`` plus the invariants (SymPy equations)."""
         eqs = [sp.Eq(e, 0) for e in self._drift]
         V = self.variables
-        return eqs + [sp.Eq(sum(ci * v for ci, v in zip(c, V)), val) for c, val in self._invariants]
+        return eqs + [sp.Eq(sp.Add(*[ci * v for ci, v in zip(c, V) if ci != 0]), val) for c, val in self._invariants]
 
     @_derived
-    def _square_system(self):
-        """The square system the solvers solve: ``(rows, replaced)``. ``rows[i]`` is drift component
-        ``i`` (``= 0``) except for one row per invariant, replaced by ``c . x - value``; ``replaced``
-        maps a replaced row index to its invariant index. Raises when the drift conserves a form
-        whose value is not declared (the stationary system would be singular)."""
+    def _replaced_rows(self):
+        """``{drift row index: invariant index}``: the rows a square system replaces by the invariants.
+        Raises when the drift conserves a form whose value is not declared (the stationary system
+        would be singular)."""
         n = len(self.variables)
         forms = self.conserved_forms()
         inv = self._invariants
@@ -287,15 +415,25 @@ class MeanFieldModel:
             missing = next((f for f in forms if sp.Matrix.vstack(declared, sp.Matrix([f])).rank() > r0), forms[0])
             raise ModelDefinitionError(
                 f"{type(self).__name__}: every jump conserves {len(forms)} linear form(s) of the state "
-                f"(e.g. {sum(ci * v for ci, v in zip(missing, self.variables))}) but {len(inv)} invariant(s) are "
-                "declared; declare their values in invariants() (e.g. Eq(x0 + ... + xC, 1))")
-        rows = list(self._drift)
+                f"(e.g. {sp.Add(*[ci * v for ci, v in zip(missing, self.variables)])}) but {len(inv)} invariant(s) "
+                "are declared; declare their values in invariants() (e.g. Eq(x0 + ... + xC, 1))")
         replaced = {}
-        for k, (c, val) in enumerate(inv):
+        for k, (c, _val) in enumerate(inv):
             order = sorted(range(n), key=lambda i: (-abs(c[i]), -i))
             j = next(i for i in order if i not in replaced and c[i] != 0)
             replaced[j] = k
-            rows[j] = sp.expand(sum(ci * v for ci, v in zip(c, self.variables)) - val)
+        return replaced
+
+    @_derived
+    def _square_system(self):
+        """The square system the solvers solve: ``(rows, replaced)``. ``rows[i]`` is drift component
+        ``i`` (``= 0``) except for one row per invariant, replaced by ``c . x - value``; ``replaced``
+        maps a replaced row index to its invariant index."""
+        replaced = self._replaced_rows
+        rows = list(self._drift)
+        for j, k in replaced.items():
+            c, val = self._invariants[k]
+            rows[j] = sp.Add(*[ci * v for ci, v in zip(c, self.variables) if ci != 0], -val)
         return rows, replaced
 
     def stationary_system(self) -> list:
@@ -331,7 +469,11 @@ class MeanFieldModel:
     @_derived
     def _fingerprint(self):
         parts = [type(self).__name__, ",".join(map(str, self.variables))]
-        parts += [sp.srepr(sp.expand(e)) for e in self._drift]
+        poly = self._drift_poly
+        if poly is not None:
+            parts += [repr(sorted((k, (c.numerator, c.denominator)) for k, c in row.items())) for row in poly]
+        else:
+            parts += [sp.srepr(sp.expand(e)) for e in self._drift]
         parts += [f"{c}={v}" for c, v in self._invariants]
         parts.append(sp.srepr(sp.expand(self._blocking)))
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -340,7 +482,7 @@ class MeanFieldModel:
         r"""The stationary equations and the blocking as a complete LaTeX math environment."""
         lines = [sp.latex(sp.Eq(e, 0)).replace("=", "&=", 1) for e in self._drift]
         V = self.variables
-        lines += [sp.latex(sp.Eq(sum(c * v for c, v in zip(cc, V)), val)).replace("=", "&=", 1)
+        lines += [sp.latex(sp.Eq(sp.Add(*[c * v for c, v in zip(cc, V) if c != 0]), val)).replace("=", "&=", 1)
                   for cc, val in self._invariants]
         lines.append("B &= " + sp.latex(self._blocking))
         return f"\\begin{{{environment}}}\n" + " \\\\\n".join(lines) + f"\n\\end{{{environment}}}"
@@ -373,8 +515,23 @@ class MeanFieldModel:
 
     def drift_residual(self, x, rho):
         """Max-norm of the drift at ``x`` (mpmath, current precision)."""
-        vals = self._mp_drift(*x, rho)
-        return max(abs(v) for v in vals)
+        poly = self._drift_poly
+        if poly is None:
+            vals = self._mp_drift(*x, rho)
+            return max(abs(v) for v in vals)
+        import mpmath
+        z = [mpmath.mpf(v) for v in x] + [mpmath.mpf(rho) if not isinstance(rho, Fraction) else
+                                          mpmath.mpf(rho.numerator) / rho.denominator]
+        worst = mpmath.mpf(0)
+        for row in poly:
+            acc = mpmath.mpf(0)
+            for key, c in row.items():
+                t = mpmath.mpf(c.numerator) / c.denominator
+                for j, e in key:
+                    t *= z[j] ** e
+                acc += t
+            worst = max(worst, abs(acc))
+        return worst
 
     # ---- numerics (implemented in symloss.core.certify and the accelerators) --------------------------
     def fixed_point(self, rho, *, dps: int = 30):

@@ -81,7 +81,32 @@ class _Accelerator:
         self._applies_cache[key] = out
         return out
 
+    def template_poly(self, model):
+        """The template drift as sparse polynomials (same keys as ``model._drift_poly``), or None."""
+        return None
+
     def _check(self, model):
+        poly = model._drift_poly
+        tpoly = None
+        if poly is not None:
+            try:
+                tpoly = self.template_poly(model)
+            except (AttributeError, TypeError, ValueError):
+                tpoly = None
+        if tpoly is not None:
+            if len(tpoly) != len(poly):
+                return False, "the number of state variables differs"
+            for i, (a, b) in enumerate(zip(poly, tpoly)):
+                if a != b:
+                    return False, f"drift component {i} ({model.variables[i]}) differs"
+            _, invariants, blocking = self.template_invariants_blocking(model)
+            inv = [(list(c), v) for c, v in model._invariants]
+            if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
+                                                  zip(inv, invariants)):
+                return False, "the invariants differ"
+            if not _identical(model._blocking, blocking):
+                return False, "the blocking expression differs"
+            return True, "the definition is the template system of the reduction (exact polynomial identity)"
         try:
             drift, invariants, blocking = self.template(model)
         except (AttributeError, TypeError, ValueError) as exc:
@@ -112,22 +137,11 @@ class _Accelerator:
         comp = model.compiled
         if not comp.smooth or comp.mode != "terms":
             return True, "not a smooth Laurent system: identity with the template is the check"
-        # y = log x can be huge (|y| ~ 3e13 at C = 1000): its integer bits come on top of dps
-        ymax = max((abs(v._mpf_[2] + v._mpf_[3]) for v in x if v != 0), default=1)
-        prec = dps_to_prec(dps) + 64 + int(math.log2(1 + ymax))
+        prec = dps_to_prec(dps + 8) + 32
         with flint_prec(prec):
-            y = [to_arb(v).log() for v in x]
-            r = to_arb(res.rho).log()
+            xs = [v if isinstance(v, arb) else to_arb(v) for v in x]
+            vals, mags = comp.table.residual_from_x(xs, to_arb(res.rho))
             tab = comp.table
-            z = y + [r]
-            mons = tab._monomials(z)
-            vals = [arb(0)] * tab.n_rows
-            mags = [arb(0)] * tab.n_rows
-            for t, m in enumerate(mons):
-                i = int(tab.row[t])
-                v = tab.coef_arb[t] * m
-                vals[i] += v
-                mags[i] += abs(v)
             tol = arb(10) ** (-(dps + 4))
             worst = 0.0
             for i in range(tab.n_rows):
@@ -152,16 +166,20 @@ def _float_rho(rho):
 
 
 def _finish(model, rho, x_work, B_ball, dps, residual, method, extra=None):
-    """A FixedPointResult from a certified blocking ball and the working-precision state."""
+    """A FixedPointResult from a certified blocking ball and the working-precision state (exact
+    ``arb`` points, e.g. ball midpoints, or mpf)."""
+    x_mp = [arb_to_mpf(v) if isinstance(v, arb) else v for v in x_work]
     with mpmath.workdps(dps + 15):
         rm = _rho_mpf(rho)
-        res = model.drift_residual(x_work, rm) if residual else mpmath.nan
-        B = rounded(arb_to_mpf(B_ball), dps)
+        res = model.drift_residual(x_mp, rm) if residual else mpmath.nan
+    with mpmath.workdps(dps):
+        B = +arb_to_mpf(B_ball)
+        x_out = [+v for v in x_mp]
     with flint_prec(dps_to_prec(dps) + 128):
         bracket = (arb_to_mpf(arb(B_ball.lower())), arb_to_mpf(arb(B_ball.upper())))
     ex = dict(extra or {})
     ex["_x_work"] = x_work
-    return FixedPointResult(model.name, rm, [rounded(v, dps) for v in x_work], B, bracket, res, method, dps, ex)
+    return FixedPointResult(model.name, rm, x_out, B, bracket, res, method, dps, ex)
 
 
 # ==================================================================================================
@@ -187,6 +205,48 @@ class RetrialAccelerator(_Accelerator):
             e -= k * x[k]
             f.append(sp.expand(e))
         return f, [([1] * (C + 1), 1)], x[C] ** d
+
+    def template_invariants_blocking(self, model):
+        C, d = model.C, model.d
+        return None, [([1] * (C + 1), 1)], model.variables[C] ** d
+
+    def template_poly(self, model):
+        """Row k: lam x_{k-1} - (lam + k) x_k + (k + 1) x_{k+1}, lam = rho (1 + x_C + ... + x_C^(d-1));
+        index C + 1 is rho."""
+        from fractions import Fraction as F
+        C, d = model.C, model.d
+        if len(model.variables) != C + 1:
+            raise ValueError("state length")
+        R = C + 1
+        rows = []
+        for k in range(C + 1):
+            row: dict = {}
+
+            def add(key, c):
+                key = tuple(sorted(key))
+                v = row.get(key, 0) + c
+                if v:
+                    row[key] = v
+                else:
+                    row.pop(key, None)
+
+            def mono(*pairs):
+                m: dict = {}
+                for j, e in pairs:
+                    if e:
+                        m[j] = m.get(j, 0) + e
+                return tuple((j, e) for j, e in m.items() if e)
+            for j in range(d):   # lam terms: rho x_C^j
+                if k > 0:
+                    add(mono((R, 1), (C, j), (k - 1, 1)), F(1))
+                if k < C:
+                    add(mono((R, 1), (C, j), (k, 1)), F(-1))
+            if k < C:
+                add(mono((k + 1, 1)), F(k + 1))
+            if k > 0:
+                add(mono((k, 1)), F(-k))
+            rows.append(row)
+        return rows
 
     # -- the scalar equation in the per-server load a -----------------------------------------------
     @staticmethod
@@ -220,6 +280,23 @@ class RetrialAccelerator(_Accelerator):
             le = leb(C, a)
             return (-math.expm1(le)) - rho / a * (-math.expm1(d * le))
         lo, hi = rho, rho * d
+        # safeguarded Newton (dE/da = E (C/a - 1 + E)); Brent if it leaves the bracket
+        x = min(max(a, lo), hi)
+        for _ in range(30):
+            le = leb(C, x)
+            E = math.exp(le)
+            dE = E * (C / x - 1 + E)
+            hv = (-math.expm1(le)) - rho / x * (-math.expm1(d * le))
+            dh = -dE + rho / (x * x) * (-math.expm1(d * le)) + rho / x * d * E ** (d - 1) * dE
+            if dh == 0 or not math.isfinite(dh):
+                break
+            step = hv / dh
+            x_new = x - step
+            if not (lo <= x_new <= hi):
+                break
+            if abs(step) <= 4e-16 * x_new:
+                return x_new
+            x = x_new
         hl, hh = h(lo), h(hi)
         if not (hl <= 0 <= hh):
             return rho * (1 + 0.5 * (d - 1) * math.exp(leb(C, rho)))
@@ -258,8 +335,9 @@ class RetrialAccelerator(_Accelerator):
         # B = E(C, a)^d has relative condition d |C - a + a E| <= d (C + a) in a
         delta = arb(10) ** (-(dps + 3)) / (d * (C + a + 1))
         a_lo, a_hi = arb((a * (1 - delta)).mid()), arb((a * (1 + delta)).mid())
-        h_lo = self._h(C, d, a_lo, r)[0]
-        h_hi = self._h(C, d, a_hi, r)[0]
+        h_lo, _, E_lo = self._h(C, d, a_lo, r)
+        h_hi, _, E_hi = self._h(C, d, a_hi, r)
+        self._last_E = (E_lo, E_hi)
         return a, bool(h_lo < 0 and h_hi > 0), a_lo, a_hi
 
     def solve(self, model, rho, dps, residual=True):
@@ -271,18 +349,20 @@ class RetrialAccelerator(_Accelerator):
                 if d == 1:
                     a_lo = a_hi = a = r
                     certified = True
+                    E_lo = E_hi = self._E(r, C)
                 else:
                     a, certified, a_lo, a_hi = self._solve_a(C, d, r, prec, dps)
+                    E_lo, E_hi = self._last_E
                 if certified:
-                    B_ball = (self._E(a_lo, C) ** d).union(self._E(a_hi, C) ** d)
+                    B_ball = (E_lo ** d).union(E_hi ** d)
                     if arb_relative_accuracy_ok(B_ball, dps):
-                        E = self._E(a, C)
-                        with mpmath.workdps(int(prec / 3.32) + 10):
-                            am = arb_to_mpf(a)
-                            x = [mpmath.mpf(0)] * (C + 1)
-                            x[C] = arb_to_mpf(E)
-                            for k in range(C, 0, -1):
-                                x[k - 1] = x[k] * k / am
+                        # the state at the point a (exact midpoint): x_C = E(C, a), x_{k-1} = k x_k / a
+                        am_ball = arb(a.mid())
+                        x = [arb(0)] * (C + 1)
+                        x[C] = arb(self._E(am_ball, C).mid())
+                        for k in range(C, 0, -1):
+                            x[k - 1] = arb((x[k] * k / am_ball).mid())
+                        am = arb_to_mpf(am_ball)
                         break
             prec *= 2
         else:
@@ -307,6 +387,28 @@ class PowerAccelerator(_Accelerator):
         f = [sp.expand(RHO * (u[k - 1] ** d - u[k] ** d) - k * (u[k] - u[k + 1])) for k in range(1, C + 1)]
         return f, [], u[C] ** d
 
+    def template_invariants_blocking(self, model):
+        return None, [], model.variables[-1] ** model.d
+
+    def template_poly(self, model):
+        """Row k: rho u_{k-1}^d - rho u_k^d - k u_k + k u_{k+1} (u_0 = 1, u_{C+1} = 0); index C is rho."""
+        from fractions import Fraction as F
+        C, d = model.C, model.d
+        if len(model.variables) != C:
+            raise ValueError("state length")
+        R = C
+        rows = []
+        for k in range(1, C + 1):
+            row: dict = {}
+            prev = ((R, 1),) if k == 1 else tuple(sorted(((k - 2, d), (R, 1))))
+            row[prev] = F(1)
+            row[tuple(sorted(((k - 1, d), (R, 1))))] = F(-1)
+            row[((k - 1, 1),)] = F(-k)
+            if k < C:
+                row[((k, 1),)] = F(k)
+            rows.append(row)
+        return rows
+
     @staticmethod
     def _shoot(C, d, s: arb, rho: arb):
         """Returns (G, dG/dlog s, u list) with G = log(u_0^d) computed downwards from u_C = s."""
@@ -330,35 +432,70 @@ class PowerAccelerator(_Accelerator):
     @staticmethod
     def _float_G(C, d, t: float, rho: float) -> float:
         """G(t) = log(u_0^d) from u_C = e^t, in float64 and log space (numba kernel)."""
-        from ._kernels import power_shoot_float
-        return power_shoot_float(int(C), int(d), float(t), float(rho))
+        return _power_kernels().power_shoot_float(int(C), int(d), float(t), float(rho))
 
     def float_start(self, C, d, rho: float):
-        """Float root of G(t) = 0: G increases with t, G(0) > 0; the root is bracketed in
-        v = log(-t) (so that |t| up to 1e300 costs a few dozen evaluations), then refined by Brent
-        in t. None when the root is outside the float range."""
-        from scipy.optimize import brentq
-        G = self._float_G
+        """Float root of G(t) = 0 (G increases in t, G(0) > 0, G -> -inf): safeguarded Newton with
+        the derivative carried by the kernel, inside a bracket found in v = log(-t) (so that |t| up to
+        1e300 costs a few dozen evaluations). None when the root is outside the float range."""
+        K = _power_kernels()
+        C, d, rho = int(C), int(d), float(rho)
         try:
-            if G(C, d, -1.0, rho) < 0:       # G(-1) < 0 < G(0): the root is in (-1, 0)
-                return brentq(lambda t: G(C, d, t, rho), -1.0, 0.0, xtol=1e-300, rtol=1e-15, maxiter=300)
-            # the root is t <= -1: H(v) = G(-e^v) decreases in v, H(0) >= 0; bracket where H < 0
-            v_hi = 1.0
-            while G(C, d, -math.exp(v_hi), rho) >= 0:
-                if v_hi >= 705:
-                    return None
-                v_hi = min(2 * v_hi, 705.0)
-            v = brentq(lambda v: G(C, d, -math.exp(v), rho), 0.0, v_hi, xtol=1e-15, rtol=1e-15, maxiter=300)
-            t = -math.exp(v)
-            lo, hi = t * (1 + 1e-12), t * (1 - 1e-12)
-            if G(C, d, lo, rho) < 0 < G(C, d, hi, rho):
-                return brentq(lambda t: G(C, d, t, rho), lo, hi, xtol=1e-300, rtol=1e-15, maxiter=300)
+            G = lambda t: K.power_shoot_float(C, d, t, rho)  # noqa: E731
+            if G(-1.0) < 0:
+                lo, hi = -1.0, 0.0
+            else:
+                v_hi = 1.0
+                while G(-math.exp(v_hi)) >= 0:
+                    if v_hi >= 705:
+                        return self._float_start_v(C, d, rho)
+                    v_hi = min(2 * v_hi, 705.0)
+                v_lo = v_hi / 2 if v_hi > 1 else 0.0
+                # bisection in v to a factor 2 in t, then Newton in t
+                while v_hi - v_lo > math.log(2.0):
+                    vm = 0.5 * (v_lo + v_hi)
+                    if G(-math.exp(vm)) >= 0:
+                        v_lo = vm
+                    else:
+                        v_hi = vm
+                lo, hi = -math.exp(v_hi), -math.exp(v_lo) if v_lo > 0 else -1.0
+            t = 0.5 * (lo + hi)
+            for _ in range(100):
+                g, dg = K.power_shoot_float_d(C, d, t, rho)
+                if g > 0:
+                    hi = t
+                elif g < 0:
+                    lo = t
+                else:
+                    return t
+                t_new = t - g / dg if dg > 0 and math.isfinite(dg) else 0.5 * (lo + hi)
+                if not (lo < t_new < hi):
+                    t_new = 0.5 * (lo + hi)
+                if abs(t_new - t) <= 4e-16 * abs(t) or hi - lo <= 4e-16 * abs(t):
+                    return t_new
+                t = t_new
             return t
         except (OverflowError, ValueError, ZeroDivisionError, RuntimeError):
             return None
 
+    def _float_start_v(self, C, d, rho):
+        """Root in v = log(-t) beyond the float range of t (``("v", v)``), or None."""
+        from scipy.optimize import brentq
+        K = _power_kernels()
+        H = lambda v: K.power_shoot_float_v(C, d, v, rho)  # noqa: E731   decreasing in v
+        v_lo, v_hi = 690.0, 1380.0
+        while H(v_hi) >= 0:
+            v_lo, v_hi = v_hi, 2 * v_hi
+            if v_hi > 1e300:
+                return None
+        if H(v_lo) < 0:
+            return None
+        return ("v", brentq(H, v_lo, v_hi, xtol=1e-300, rtol=1e-15, maxiter=400))
+
     def float_log_blocking(self, model, rho: float) -> float:
         t = self.float_start(model.C, model.d, rho)
+        if isinstance(t, tuple):
+            t = None
         if t is None:
             return float(mpmath.log(self.solve(model, mpmath.mpf(rho), 15, residual=False).blocking))
         return model.d * t
@@ -368,7 +505,12 @@ class PowerAccelerator(_Accelerator):
         rf = _float_rho(rho)
         t0 = self.float_start(C, d, rf) if rf is not None else None
         # log2 |t|: from the float start, else the growth of the exponents u_k ~ u_{k-1}^d (|t| <= d^C |log rho|)
-        if t0 is not None:
+        if isinstance(t0, tuple):          # ("v", v): t = -exp(v) beyond the float range
+            v0 = t0[1]
+            extra = int(v0 / math.log(2)) + 8
+            with flint_prec(extra + 128):
+                t0 = arb((-(arb(v0).exp())).mid())
+        elif t0 is not None:
             extra = int(math.log2(1.0 + abs(t0)))
         else:
             with mpmath.workdps(20):
@@ -388,8 +530,7 @@ class PowerAccelerator(_Accelerator):
                     B_ball = (arb(t_lo) * d).exp().union((arb(t_hi) * d).exp())
                     if arb_relative_accuracy_ok(B_ball, dps):
                         _, _, us = self._shoot(C, d, arb(t).exp(), r)
-                        with mpmath.workdps(int(prec / 3.32) + 10):
-                            x = [arb_to_mpf(us[k]) for k in range(1, C + 1)]
+                        x = [arb(us[k].mid()) for k in range(1, C + 1)]
                         break
             prec *= 2
         else:
@@ -397,7 +538,7 @@ class PowerAccelerator(_Accelerator):
         return _finish(model, rho, x, B_ball, dps, residual,
                        "shooting on log u_C; safeguarded Newton in arb; ball-certified sign change",
                        {"certificate": {"kind": "sign change of G(t) = log u_0^d at t -+ delta",
-                                        "t": mpmath.nstr(arb_to_mpf(t), 30), "delta": mpmath.nstr(arb_to_mpf(delta), 5),
+                                        "t": t.mid().str(30, radius=False), "delta": delta.mid().str(5, radius=False),
                                         "prec": prec}})
 
     def _required_prec(self, C, d, t, r, prec, delta):
@@ -422,7 +563,11 @@ class PowerAccelerator(_Accelerator):
             G, dG, need = self._required_prec(C, d, t, r, prec, delta)
             if need > prec:
                 return t, "precision", t, t, need
-            # a bracket around the float start: G is increasing in t
+            # Newton from the float start first (G increases in t: the signs seen bound the root)
+            res = self._newton_t(C, d, r, delta, t, arb(-math.inf), arb(math.inf), first=(G, dG))
+            if res[1] != "nobracket":
+                return res
+            # a bracket around the float start
             w = abs(t) * arb(10) ** -12 + 1
             lo, hi = arb((t - w).mid()), arb((t + w).mid())
             for _ in range(200):
@@ -471,11 +616,15 @@ class PowerAccelerator(_Accelerator):
                 break
         return arb((-(((v_lo + v_hi) / 2).exp())).mid())
 
-    def _newton_t(self, C, d, r, delta, t, t_lo, t_hi):
-        """Safeguarded Newton on G(t) = 0 inside the bracket [t_lo, t_hi] (G(t_lo) < 0 < G(t_hi))
-        until the step is below delta / 100, then the certificate G(t - delta) < 0 < G(t + delta)."""
+    def _newton_t(self, C, d, r, delta, t, t_lo, t_hi, first=None):
+        """Safeguarded Newton on G(t) = 0 inside the bracket [t_lo, t_hi] (G(t_lo) < 0 < G(t_hi);
+        infinite ends: status "nobracket" if a step leaves it) until the step is below delta / 100,
+        then the certificate G(t - delta) < 0 < G(t + delta)."""
         for _ in range(400):
-            G, dG, _ = self._shoot(C, d, t.exp(), r)
+            if first is not None:
+                (G, dG), first = first, None
+            else:
+                G, dG, _ = self._shoot(C, d, t.exp(), r)
             Gm = G.mid()
             if Gm > 0:
                 t_hi = arb(t.mid())
@@ -487,6 +636,8 @@ class PowerAccelerator(_Accelerator):
                 break
             t_new = arb((t - step).mid())
             if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
+                if not (t_lo.is_finite() and t_hi.is_finite()):
+                    return t, "nobracket", t, t, 0
                 t_new = arb(((t_lo + t_hi) / 2).mid())
             t = t_new
             if abs(t_hi - t_lo) <= delta / 100:
@@ -504,6 +655,18 @@ class PowerAccelerator(_Accelerator):
             return t, "fail", a_lo, a_hi, 0
         need = self._required_prec(C, d, t, r, _flint_precision(), delta)[2]
         return t, "precision", a_lo, a_hi, max(need, 2 * _flint_precision())
+
+
+_KERNELS = None
+
+
+def _power_kernels():
+    """The numba kernels (imported, and compiled or loaded from the cache, on first use)."""
+    global _KERNELS
+    if _KERNELS is None:
+        from . import _kernels
+        _KERNELS = _kernels
+    return _KERNELS
 
 
 def _flint_precision() -> int:
@@ -561,7 +724,7 @@ class JSQAccelerator(_Accelerator):
             B = max(mpmath.mpf(0), 1 - model.C / rm)
         return FixedPointResult("jsq", rm, [rounded(v, dps) for v in x], rounded(B, dps), (B, B), mpmath.mpf(0),
                                 "closed form (fluid JSQ): u_k = min(1, max(0, rho - k + 1)), B = max(0, 1 - C/rho)",
-                                dps, {"_x_work": x})
+                                dps, {"_x_work": x})  # mpf points
 
 
 RETRIAL = RetrialAccelerator()

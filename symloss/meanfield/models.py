@@ -83,13 +83,14 @@ class RetrialOfD(_Shipped):
     def arrival_rate_expr(self):
         r"""Arrival rate per non-full server, :math:`\rho (1 + p + \dots + p^{d-1})`, ``p = x_C``."""
         p = self.variables[-1]
-        return RHO * sum(p ** j for j in range(self.d))
+        return RHO * sp.Add(*[p ** j for j in range(self.d)])
 
     def transitions(self):
         n = self.C + 1
-        lam = self.arrival_rate_expr()
+        lam_terms = sp.Add.make_args(sp.expand(self.arrival_rate_expr()))
         x = self.variables
-        out = [(_unit(n, (k, -1), (k + 1, 1)), lam * x[k]) for k in range(self.C)]
+        # the rate lam * x_k, written expanded (one monomial per term of lam)
+        out = [(_unit(n, (k, -1), (k + 1, 1)), sp.Add(*[t * x[k] for t in lam_terms])) for k in range(self.C)]
         out += [(_unit(n, (k, -1), (k - 1, 1)), k * x[k]) for k in range(1, self.C + 1)]
         return out
 
@@ -97,7 +98,7 @@ class RetrialOfD(_Shipped):
         return self.variables[-1] ** self.d
 
     def invariants(self):
-        return [sp.Eq(sum(self.variables), 1)]
+        return [sp.Eq(sp.Add(*self.variables), 1)]
 
     def count_symbols(self):
         return tuple(sp.Symbol(f"n{k}", nonnegative=True, integer=True) for k in range(self.C + 1))
@@ -211,8 +212,8 @@ class PowerOfD(_TailStateModel):
         n, d = self.C, self.d
         out = []
         for k in range(1, self.C + 1):
-            out.append((_unit(n, (k - 1, 1)), RHO * (self._u(k - 1) ** d - self._u(k) ** d)))
-            out.append((_unit(n, (k - 1, -1)), k * (self._u(k) - self._u(k + 1))))
+            out.append((_unit(n, (k - 1, 1)), RHO * self._u(k - 1) ** d - RHO * self._u(k) ** d))
+            out.append((_unit(n, (k - 1, -1)), k * self._u(k) - k * self._u(k + 1)))
         return out
 
     def blocking_expr(self):
