@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.results import ResultMixin
 from ..core.validation import check_int
 from .results import Estimate
 
@@ -16,7 +17,7 @@ from .results import Estimate
 # ------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class LogFit:
+class LogFit(ResultMixin):
     r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/1.96,
     floored at a tenth of the median positive se);
     ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit."""
@@ -60,7 +61,7 @@ def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
 
 
 @dataclass
-class DecompositionStudy:
+class DecompositionStudy(ResultMixin):
     """Decompositions over several ``N`` with fits of each cost against ``ln N``."""
     decompositions: list
     fits: dict

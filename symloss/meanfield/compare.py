@@ -10,6 +10,7 @@ import mpmath
 import sympy as sp
 
 from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, rounded
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 from .models import BSYM, RHO, PowerOfD, RandomRouting, RetrialOfD, _check_rho
 
@@ -21,7 +22,7 @@ __all__ = ["crossing_loads", "threshold_load", "CrossingResult"]
 # ==================================================================================================
 
 @dataclass
-class CrossingResult:
+class CrossingResult(ResultMixin):
     C: int
     d: int
     dt: int

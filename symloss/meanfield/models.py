@@ -49,6 +49,7 @@ from ..core.precision import (
     rounded,
     to_arb,
 )
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 
 __all__ = ["RandomRouting", "RetrialOfD", "PowerOfD", "JSQ", "FixedPointResult", "OdeResult"]
@@ -63,7 +64,7 @@ def _check_rho(rho):
 
 
 @dataclass
-class FixedPointResult:
+class FixedPointResult(ResultMixin):
     """A certified mean-field fixed point.
 
     Attributes
@@ -102,7 +103,7 @@ class FixedPointResult:
 
 
 @dataclass
-class OdeResult:
+class OdeResult(ResultMixin):
     """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,)."""
     t: np.ndarray
     x: np.ndarray

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.results import ResultMixin
 from ..core.stats import t_quantile
 from ..core.validation import check_choice, check_int, check_real
 from .graphs import _graph_from_user, make_graph
@@ -19,7 +20,7 @@ from .simulate import _child, _seed_seq, simulate_supermarket
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class DistanceResult:
+class DistanceResult(ResultMixin):
     r"""Distance between the occupancy process on a graph and the mean-field ODE.
 
     ``distances[r]`` is :math:`\sup_{t \in \text{grid}, t \le T} \max_{k \ge 1} |s^N_k(t) - s_k(t)|`

@@ -40,6 +40,7 @@ from ..core.precision import (
     rounded,
     working,
 )
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 
 __all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIES"]
@@ -101,7 +102,7 @@ def _lam_sympy(lam):
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class SupermarketFixedPoint:
+class SupermarketFixedPoint(ResultMixin):
     """Fixed point of the mean-field ODE.
 
     Attributes
@@ -139,7 +140,7 @@ class SupermarketFixedPoint:
 
 
 @dataclass
-class OdeSolution:
+class OdeSolution(ResultMixin):
     """Solution of the truncated mean-field ODE.
 
     ``s[i, k]`` is ``s_k(t[i])`` for ``k = 0..K`` (column 0 is ``s_0 = 1``). ``tail_max`` is the

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.precision import PrecisionError
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 from .meanfield import Supermarket, _check_lam
 
@@ -15,7 +16,7 @@ from .meanfield import Supermarket, _check_lam
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class PairApproximationResult:
+class PairApproximationResult(ResultMixin):
     r"""Stationary point of the pair approximation.
 
     ``x[i, j]`` = probability that a vertex has ``i`` tasks and a given neighbour ``j``;

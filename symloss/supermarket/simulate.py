@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.random import child, seed_sequence
+from ..core.results import ResultMixin
 from ..core.stats import t_quantile
 from ..core.validation import check_choice, check_int, check_real
 from .graphs import Graph, _graph_from_user, make_graph
@@ -21,7 +22,7 @@ from .meanfield import _check_d, _check_lam
 
 
 @dataclass
-class SimulationResult:
+class SimulationResult(ResultMixin):
     r"""Output of :func:`simulate_supermarket`.
 
     Attributes
