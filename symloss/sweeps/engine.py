@@ -40,6 +40,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..core.results import ResultMixin
 from .functions import _call, resolve_function
 from .grid import Grid
 from .records import canonical_params, to_jsonable
@@ -242,7 +243,7 @@ class _Store:
 # ------------------------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
-class SweepSummary:
+class SweepSummary(ResultMixin):
     """What one call of :func:`sweep` did.
 
     Attributes
@@ -307,7 +308,7 @@ def _as_points(points) -> list[dict]:
 
 def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", scheduler=None,
           progress: bool = True, resume: bool = True, workers: int | None = None,
-          name: str | None = None) -> SweepSummary:
+          name: str | None = None, check: bool = True) -> SweepSummary:
     """Evaluate ``func(**point)`` at every point of ``grid``, writing each result to ``store`` at once.
 
     Parameters
@@ -339,11 +340,24 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         Worker processes (``processes``, and ``dask`` with a LocalCluster); default: the usable CPUs.
     name : str, optional
         The function's key in the store instead of ``"module:qualname"`` (e.g. for a lambda).
+    check : bool
+        Check the grid before anything runs (default): every point against the function's signature
+        and, for the named symloss functions, every value against its documented range
+        (:func:`symloss.sweeps.checks.check_grid`); a bad grid raises one ``ValueError`` and no point
+        is launched (nor is the store created).
 
     Returns
     -------
     SweepSummary
         Counts, elapsed time and the run id; ``.frame()`` loads the rows as a DataFrame.
+
+    Raises
+    ------
+    ValueError
+        A bad grid (unknown or missing arguments, values out of range; see ``check``), a bad executor
+        or worker count.
+    TypeError
+        A function that is not callable or (processes executor) not picklable by reference.
 
     Notes
     -----
@@ -386,6 +400,9 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     func_name = name or func_name
     points = _as_points(grid)
     keys = list(dict.fromkeys(canonical_params(p) for p in points))  # dedupe, keep order
+    if check:
+        from .checks import check_grid
+        check_grid(fn, [json.loads(k) for k in keys], func_name=func_name)
     if executor == "processes":
         main = sys.modules.get("__main__")
         main_file = getattr(main, "__file__", None)

@@ -12,7 +12,8 @@ from .grid import Grid, _linspace, _round12
 # TOML specs (used by ``symloss sweep SPEC.toml``)
 # ------------------------------------------------------------------------------------------------
 
-_SPEC_KEYS = {"function", "store", "executor", "workers", "scheduler", "name", "resume", "progress", "grid"}
+_SPEC_KEYS = {"function", "store", "executor", "workers", "scheduler", "name", "resume", "progress", "check",
+              "grid"}
 
 
 def _spec_axis(name: str, value):
@@ -91,7 +92,7 @@ def load_spec(path) -> dict:
         store = path.parent / store
     out = {"func": spec["function"], "grid": spec_grid(spec["grid"]), "store": str(store),
            "executor": spec.get("executor", "processes")}
-    for k in ("workers", "scheduler", "name", "resume", "progress"):
+    for k in ("workers", "scheduler", "name", "resume", "progress", "check"):
         if k in spec:
             out[k] = spec[k]
     return out
