@@ -78,7 +78,7 @@ def _is_rational(x) -> bool:
 
 
 class OverloadedLossNetwork:
-    r"""The overloaded two-class loss network of seed 001.
+    r"""The overloaded two-class loss network of Bray (2026) and Xie, Gurvich and Küçükyavuz (2025).
 
     Parameters
     ----------
@@ -90,10 +90,8 @@ class OverloadedLossNetwork:
         Rewards per accepted job, ``r_H > r_L > 0``.
     mu : real, default 1
         Service rate (the default is the integer 1, so that rational input stays exact).
-        Overload requires ``lam_H < mu < lam_H + lam_L``.
-
-    Exact types (``int``, ``Fraction``) are kept, so :meth:`fluid_reward` is an exact rational for
-    rational input.
+        Overload requires ``lam_H < mu < lam_H + lam_L``. Exact types (``int``, ``Fraction``) are
+        kept, so :meth:`fluid_reward` is an exact rational for rational input.
 
     Examples
     --------

@@ -37,7 +37,29 @@ class LogFit(ResultMixin):
 
 
 def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
-    """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares)."""
+    """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares).
+
+    Parameters
+    ----------
+    Ns : sequence of int
+        The system sizes (at least two).
+    estimates : sequence of Estimate
+        One estimate with a finite half-width per ``N``.
+    quantity : str
+        Name of the fitted quantity (for display).
+
+    Returns
+    -------
+    LogFit
+        Intercept, slope with its 95 % half-width, and the chi-square of the fit.
+
+    Examples
+    --------
+    >>> from symloss.admission.results import Estimate
+    >>> f = fit_log_n([10, 100, 1000], [Estimate(1.0, 0.1, 5), Estimate(2.0, 0.1, 5), Estimate(3.0, 0.1, 5)])
+    >>> round(f.slope * 2.302585, 6)              # one unit per decade
+    1.0
+    """
     Ns = np.asarray(Ns, dtype=float)
     y = np.array([e.value for e in estimates])
     se = np.array([e.half_width / 1.96 for e in estimates])

@@ -7,8 +7,8 @@
   output still goes to stdout. Output paths are checked for writability before any work starts.
 * Errors: one line on stderr, ``symloss CMD: error: ...`` naming the option, exit status 2; no
   traceback unless ``--debug``. Unknown options and subcommands get a "did you mean" hint.
-* Progress bars (tqdm, on stderr) on every command that can run for more than a few seconds;
-  ``--no-progress`` turns them off.
+* Progress bars (tqdm, on stderr when it is a terminal, or with ``SYMLOSS_PROGRESS=1``) on every
+  command that can run for more than a few seconds; ``--no-progress`` turns them off.
 
 Parsers here raise :class:`CliError` (a ``ValueError``) with the option's name in the message.
 """
@@ -53,7 +53,9 @@ class SymlossArgumentParser(argparse.ArgumentParser):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
 
-    def error(self, message):  # noqa: D401 - argparse API
+    def error(self, message):
+        """Print ``PROG: error: MESSAGE (see PROG --help)`` on one line (with a "did you mean" hint for an
+        invalid choice) and exit with status 2."""
         message = " ".join(str(message).split())
         m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:
@@ -212,11 +214,29 @@ def write_json(path, data, *, provenance: dict | None = None) -> None:
     write_text(path, json.dumps(data, indent=2, default=str, ensure_ascii=False))
 
 
+def progress_enabled(args) -> bool:
+    """Progress bars go to stderr when it is a terminal (or ``SYMLOSS_PROGRESS=1``), unless ``--no-progress``
+    (or ``SYMLOSS_PROGRESS=0``): a log file or a pipe gets no carriage-return noise."""
+    if getattr(args, "no_progress", False):
+        return False
+    env = os.environ.get("SYMLOSS_PROGRESS")
+    if env is not None:
+        return env.strip() not in ("", "0", "false", "no")
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # pragma: no cover - closed or replaced stderr
+        return False
+
+
 def progress_bar(args, total=None, desc: str = "", unit: str = "it"):
-    """A tqdm bar on stderr (disabled by ``--no-progress``)."""
+    """A tqdm bar on stderr (see :func:`progress_enabled`); erased when it closes on a terminal."""
     from tqdm import tqdm
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):  # pragma: no cover
+        tty = False
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True,
-                disable=bool(getattr(args, "no_progress", False)), leave=False)
+                disable=not progress_enabled(args), leave=not tty)
 
 
 class Stages:
@@ -283,6 +303,10 @@ def parse_int(text, name: str, *, min_value: int | None = 1, max_value: int | No
     return v
 
 
+def _g(x: float) -> str:
+    return f"{x:g}".replace("e+", "e")
+
+
 def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
                max_magnitude: float = 1e300, example: str = "1.5, 3/2 or 1e-3") -> Fraction:
     """A real option read exactly (``1.5``, ``3/2``, ``1e-3``) as a Fraction; ``nan``/``inf`` and values
@@ -293,15 +317,15 @@ def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = Fa
         raise CliError(f"{name} must be a finite real number, got {text!r}")
     exp = _decimal_exponent(s)
     if exp is not None and exp > _MAX_EXPONENT:
-        raise CliError(f"{name} = {text} is out of range (at most {max_magnitude:g})")
+        raise CliError(f"{name} = {text} is out of range (at most {_g(max_magnitude)})")
     if exp is not None and exp < -_MAX_EXPONENT:
-        raise CliError(f"{name} = {text} is out of range (at least {1 / max_magnitude:g} in magnitude, or 0)")
+        raise CliError(f"{name} = {text} is out of range (at least {_g(1 / max_magnitude)} in magnitude, or 0)")
     try:
         v = Fraction(s)
     except (ValueError, ZeroDivisionError):
         raise CliError(f"{name} must be a real number such as {example}, got {text!r}") from None
     if abs(v) > max_magnitude:
-        raise CliError(f"{name} = {text} is out of range (at most {max_magnitude:g} in magnitude)")
+        raise CliError(f"{name} = {text} is out of range (at most {_g(max_magnitude)} in magnitude)")
     left = "(" if lower_open or lower is None else "["
     right = ")" if upper_open or upper is None else "]"
     rng = f" in {left}{'-inf' if lower is None else lower}, {'inf' if upper is None else upper}{right}"

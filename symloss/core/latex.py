@@ -40,6 +40,17 @@ def escape_text(text) -> str:
     r"""Escape ``text`` for LaTeX text mode (``&``, ``%``, ``$``, ``#``, ``_``, braces, ``~``, ``^``,
     backslash).
 
+    Parameters
+    ----------
+    text : object
+        Converted with ``str``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> escape_text("C_vol & 95% of $x$")
     'C\\_vol \\& 95\\% of \\$x\\$'
     """
@@ -55,6 +66,18 @@ def number_latex(value) -> str:
     ``"27/563"`` -> ``\tfrac{27}{563}``; an mpf/float/int/Fraction is formatted from its ``str``.
     Anything else is escaped and wrapped in ``\text{...}``.
 
+    Parameters
+    ----------
+    value : object
+        A number or the text of one (``"1.5e-7"``, ``"p/q"``).
+
+    Returns
+    -------
+    str
+        Math-mode LaTeX (without ``$``).
+
+    Examples
+    --------
     >>> number_latex("3.618592508023235066e-2332")
     '3.618592508023235066 \\times 10^{-2332}'
     >>> number_latex("27/563"), number_latex(-2)
@@ -139,6 +162,20 @@ def estimate_width(latex: str, scale: float = 1.0) -> float:
     A deliberate over-estimate (about 5 pt per glyph, binary operators and relations with their
     spaces, scripts at 70 %, fractions as their wider part); used to decide where to break lines.
 
+    Parameters
+    ----------
+    latex : str
+        Math-mode LaTeX.
+    scale : float
+        Size factor (0.7 for scripts).
+
+    Returns
+    -------
+    float
+        Points.
+
+    Examples
+    --------
     >>> estimate_width(r"\rho^{2} + 1") > estimate_width(r"\rho")
     True
     """
@@ -331,6 +368,18 @@ def expression_lines(expr, width: float = DEFAULT_WIDTH_PT) -> list[str]:
     r"""The LaTeX of a SymPy expression split into lines of about ``width`` points; every line but the
     first starts with ``+`` or ``-``. One line when it fits.
 
+    Parameters
+    ----------
+    expr : sympy.Expr
+    width : float
+        Target width in points.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> x = sp.Symbol("x")
     >>> lines = expression_lines(sum(x ** k for k in range(40)), width=150)
@@ -353,9 +402,24 @@ def math_block(equations, *, width: float = DEFAULT_WIDTH_PT, env: str | None = 
     r"""A complete display-math environment for one or more SymPy equations (or expressions).
 
     One equation that does not fit on a line goes into ``multline*``; a group goes into ``align*``
-    aligned at ``=``, long members continued on lines indented by ``\quad``. ``env`` forces
-    ``"align*"``, ``"multline*"`` or ``"equation*"`` (the latter only when it fits).
+    aligned at ``=``, long members continued on lines indented by ``\quad``.
 
+    Parameters
+    ----------
+    equations : iterable of sympy.Equality, sympy.Expr or (lhs, rhs)
+        The equations (an expression stands alone).
+    width : float
+        Target line width in points (345 pt is the article text width at 10 pt).
+    env : {None, "align*", "multline*", "equation*"}
+        Force an environment (``equation*`` only when it fits).
+
+    Returns
+    -------
+    str
+        ``\begin{env} ... \end{env}``.
+
+    Examples
+    --------
     >>> import sympy as sp
     >>> rho, B = sp.symbols("rho B")
     >>> print(math_block([sp.Eq(B, rho ** 2)]))
@@ -422,9 +486,27 @@ def math_block(equations, *, width: float = DEFAULT_WIDTH_PT, env: str | None = 
 
 def document(body: str, *, title: str | None = None, packages=PACKAGES, fontsize: str = "10pt",
              comment: str | None = None) -> str:
-    r"""A whole LaTeX document (``article``) around ``body``; ``comment`` lines (e.g. provenance)
-    go at the top as ``%`` comments.
+    r"""A whole LaTeX document (``article``) around ``body``.
 
+    Parameters
+    ----------
+    body : str
+        The content.
+    title : str, optional
+        A ``\section*`` title.
+    packages : sequence of str
+        Packages to load.
+    fontsize : str
+        Class option.
+    comment : str, optional
+        Lines (e.g. provenance) put at the top as ``%`` comments.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> print(document("$x$", packages=("amsmath",)).splitlines()[0])
     \documentclass[10pt]{article}
     """
@@ -447,7 +529,13 @@ def document(body: str, *, title: str | None = None, packages=PACKAGES, fontsize
 # ------------------------------------------------------------------------------------------------
 
 class LatexCheckError(ValueError):
-    """Raised by :func:`check_latex` with ``raise_on_error=True``; ``problems`` lists every finding."""
+    """Raised by :func:`check_latex` with ``raise_on_error=True``.
+
+    Parameters
+    ----------
+    problems : list of str
+        Every finding (kept as ``.problems``).
+    """
 
     def __init__(self, problems):
         self.problems = list(problems)
@@ -499,9 +587,24 @@ def check_latex(source: str, *, standalone: bool | None = None, raise_on_error: 
     greek letters, ``\left`` ...) only in math mode; math environments (``aligned``, ``cases``, ...)
     only inside math, display environments (``align*``, ``multline*``, ...) only outside it; ``$``
     pairs; ``&`` only in alignment environments; no blank line inside math; ``\left``/``\right``
-    balanced on every line of a display (lines are separate boxes). ``standalone=True`` also requires
-    ``\documentclass`` and a ``document`` environment; ``False`` forbids them.
+    balanced on every line of a display (lines are separate boxes).
 
+    Parameters
+    ----------
+    source : str
+        LaTeX source.
+    standalone : bool, optional
+        True also requires ``\documentclass`` and a ``document`` environment; False forbids them.
+    raise_on_error : bool
+        Raise :class:`LatexCheckError` instead of returning the problems.
+
+    Returns
+    -------
+    list of str
+        The problems, with line numbers.
+
+    Examples
+    --------
     >>> check_latex(r"\begin{aligned} x &= 1 \end{aligned}")[0]
     'environment aligned used outside math mode (line 1)'
     >>> check_latex(r"\begin{equation*} x = \frac{1}{2} \end{equation*}")
@@ -674,7 +777,23 @@ class LatexCompileResult:
 
 
 def find_tex_engine(preferred=("pdflatex", "lualatex", "xelatex")) -> str | None:
-    """The first TeX engine on ``PATH`` (None when there is none)."""
+    """The first TeX engine on ``PATH``.
+
+    Parameters
+    ----------
+    preferred : sequence of str
+        Engine names in order of preference.
+
+    Returns
+    -------
+    str or None
+        Its path, None when there is none.
+
+    Examples
+    --------
+    >>> find_tex_engine(preferred=("no-such-tex-engine",)) is None
+    True
+    """
     for name in preferred:
         path = shutil.which(name)
         if path:
@@ -690,10 +809,30 @@ def compile_latex(source: str, *, engine: str | None = None, packages=PACKAGES, 
     """Compile ``source`` (a whole document, or a snippet that is wrapped by :func:`document`) with a
     real TeX engine in a temporary directory; never writes elsewhere.
 
+    Parameters
+    ----------
+    source : str
+    engine : str, optional
+        Path of the engine (default :func:`find_tex_engine`).
+    packages : sequence of str
+        Packages for a snippet.
+    timeout : float
+        Seconds.
+
+    Returns
+    -------
+    LatexCompileResult
+
     Raises
     ------
     FileNotFoundError
         When no TeX engine is installed (see :func:`find_tex_engine`).
+
+    Examples
+    --------
+    >>> if find_tex_engine():
+    ...     r = compile_latex(r"\\begin{equation*} x = 1 \\end{equation*}")
+    ...     assert r.ok and not r.overfull
     """
     exe = engine or find_tex_engine()
     if exe is None:

@@ -39,7 +39,26 @@ _COMMAND: contextvars.ContextVar = contextvars.ContextVar("symloss_command", def
 
 @contextlib.contextmanager
 def command_context(argv, prog: str = "symloss") -> Iterator[str]:
-    """Context in which :func:`provenance` records ``prog argv...`` as the command line."""
+    """Context in which :func:`provenance` records ``prog argv...`` as the command line.
+
+    Parameters
+    ----------
+    argv : sequence of str
+        The arguments after the program name.
+    prog : str
+        The program name.
+
+    Yields
+    ------
+    str
+        The command line recorded.
+
+    Examples
+    --------
+    >>> with command_context(["erlang", "10", "7"]):
+    ...     provenance()["command"]
+    'symloss erlang 10 7'
+    """
     text = " ".join([prog, shlex.join([str(a) for a in argv])]).strip()
     token = _COMMAND.set(text)
     try:
@@ -143,7 +162,25 @@ def provenance(*, dps: int | None = None, seed=None, command: str | None = None,
 
 
 def provenance_lines(prov: dict, prefix: str = "# ") -> list[str]:
-    """``prov`` as comment lines (``# key: value``; nested values as JSON) for the top of a CSV file."""
+    """``prov`` as comment lines (``# key: value``; nested values as JSON) for the top of a CSV file.
+
+    Parameters
+    ----------
+    prov : dict
+        A :func:`provenance` record.
+    prefix : str
+        The comment marker (``"% "`` for LaTeX).
+
+    Returns
+    -------
+    list of str
+        One line per key, without newlines.
+
+    Examples
+    --------
+    >>> provenance_lines({"dps": 30, "seed": [1, 2]})
+    ['# dps: 30', '# seed: [1, 2]']
+    """
     lines = []
     for k, v in prov.items():
         text = v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
@@ -152,7 +189,27 @@ def provenance_lines(prov: dict, prefix: str = "# ") -> list[str]:
 
 
 def read_provenance_lines(path) -> dict:
-    """Read back the ``# key: value`` lines at the top of a file written with :func:`provenance_lines`."""
+    """Read back the ``# key: value`` lines at the top of a file written with :func:`provenance_lines`.
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV (or other text) file.
+
+    Returns
+    -------
+    dict
+        The record (JSON values decoded).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write("\\n".join(provenance_lines({"dps": 30})) + "\\nC,threshold\\n2,0\\n")
+    >>> read_provenance_lines(path)
+    {'dps': 30}
+    """
     out: dict[str, Any] = {}
     with open(path, encoding="utf-8") as fh:
         for line in fh:
@@ -174,6 +231,25 @@ def figure_metadata(prov: dict, fmt: str, *, title: str | None = None) -> dict:
     PDF: the Info dictionary (``Subject`` holds the provenance JSON, ``Creator`` the symloss version,
     ``Keywords`` the command line); PNG: text chunks (``Provenance`` holds the JSON); SVG: Dublin Core
     ``Description``.
+
+    Parameters
+    ----------
+    prov : dict
+        A :func:`provenance` record.
+    fmt : {"pdf", "png", "svg"}
+        The file format.
+    title : str, optional
+        The figure's title.
+
+    Returns
+    -------
+    dict
+        Keys and text values for the format (empty for other formats).
+
+    Examples
+    --------
+    >>> sorted(figure_metadata({"symloss": "0.1.0"}, "png"))
+    ['Provenance', 'Software']
     """
     text = json.dumps(prov, sort_keys=True, default=str)
     creator = f"symloss {prov.get('symloss', '')}".strip()

@@ -5,7 +5,7 @@ every digit ``to_dict()`` carries (so a 40-digit fixed point prints 40 digits, n
 ambient ``mpmath.mp``), ``to_latex()`` (a ``booktabs`` table that compiles), ``to_frame()`` (pandas),
 and ``_repr_html_`` / ``_repr_latex_`` for notebooks. A class keeps any of these it defines itself.
 
-:class:`ResultTable` is a table of rows (e.g. :func:`symloss.sweeps.threshold_table`) with the same
+:class:`ResultTable` is a table of rows (e.g. :func:`symloss.sweeps.tables.threshold_table`) with the same
 methods plus ``to_csv`` (provenance as ``#`` comment lines) and ``to_json``.
 """
 from __future__ import annotations
@@ -34,6 +34,25 @@ def to_jsonable(value, *, dps: int | None = None):
     numbers and lists, SymPy objects their ``str``; objects with ``to_dict()`` (dataclasses) go through it
     (else ``dataclasses.asdict``). Anything else raises ``TypeError``. Non-finite floats are kept.
 
+    Parameters
+    ----------
+    value : object
+        A result.
+    dps : int, optional
+        Significant digits of ``mpf`` values (default: enough to round-trip the binary value).
+
+    Returns
+    -------
+    object
+        JSON data (None, bool, int, float, str, list, dict).
+
+    Raises
+    ------
+    TypeError
+        For a value with no JSON form.
+
+    Examples
+    --------
     >>> import mpmath
     >>> to_jsonable({"x": mpmath.mpf(1) / 3, "n": [1, 2]}, dps=10)
     {'x': '0.3333333333', 'n': [1, 2]}
@@ -117,7 +136,23 @@ def _result_dict(obj) -> dict:
 
 
 def flatten(d: Mapping, prefix: str = "") -> dict:
-    """Nested dicts as one level with dotted keys (``{"a": {"b": 1}}`` -> ``{"a.b": 1}``)."""
+    """Nested dicts as one level with dotted keys.
+
+    Parameters
+    ----------
+    d : mapping
+    prefix : str
+        Prepended to every key.
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> flatten({"a": {"b": 1}, "c": 2})
+    {'a.b': 1, 'c': 2}
+    """
     out: dict = {}
     for k, v in d.items():
         name = f"{prefix}{k}"
@@ -139,7 +174,22 @@ def _shape(v) -> tuple:
 
 
 def format_value(v) -> str:
-    """Text for one value: numbers and number strings in full, long lists summarised."""
+    """Text for one value: numbers and number strings in full, long lists summarised.
+
+    Parameters
+    ----------
+    v : object
+        A JSON-like value.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_value(list(range(20)))
+    '[20 values: 0, 1, ..., 19]'
+    """
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else str(v)
     if isinstance(v, list):

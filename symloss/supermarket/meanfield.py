@@ -176,7 +176,7 @@ class Supermarket:
     lam : real in (0, 1)
         Arrival rate per server (service rate 1). ``Fraction``, ``str`` or ``mpf`` keep it exact.
     tail_tol : float, optional
-        Tail tolerance (default ``1e-15``): the truncation level :attr:`K` is the least ``K`` with
+        Tail tolerance (default ``1e-15``): the truncation level ``K`` is the least ``K`` with
         :math:`\sum_{k > K} s_k^* \le` ``tail_tol`` at the fixed point. Methods called with
         ``dps=`` tighten it to ``10^-(dps + 5)``.
 
@@ -356,7 +356,7 @@ class Supermarket:
         dps : int, optional
             ``None``: float64 with SciPy ``solve_ivp`` (DOP853, ``rtol``/``atol``). An integer:
             mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
-            precision (values in :attr:`OdeSolution.s_mp`).
+            precision (values in ``OdeSolution.s_mp``).
 
         The truncation level starts at ``max(K + 1, len(s0) + 1)`` and is doubled until the largest
         value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or

@@ -4,7 +4,7 @@ or on a Dask cluster, into an SQLite store (see :mod:`.engine` for the executors
 Modules: :mod:`.grid` (grids), :mod:`.records` (canonical keys, JSON results), :mod:`.functions`
 (named functions), :mod:`.checks` (checking a grid before it runs), :mod:`.engine` (running, the store,
 reading it back), :mod:`.spec` (TOML specs), :mod:`.tables` (small in-process tables such as
-:func:`threshold_table`).
+:func:`~symloss.sweeps.tables.threshold_table`).
 The package is named ``sweeps`` so that ``symloss.sweep`` stays the function :func:`sweep`.
 """
 from .checks import GridError, check_grid

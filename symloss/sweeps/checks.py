@@ -2,7 +2,7 @@
 
 :func:`check_grid` binds every distinct set of parameter names to the function's signature (unknown
 names, missing required arguments, positional-only parameters) and, for the functions of
-:data:`symloss.sweeps.FUNCTIONS`, checks every distinct parameter value against the range the function
+:data:`symloss.sweeps.functions.FUNCTIONS`, checks every distinct parameter value against the range the function
 documents (with the library's own validators) and the cross-conditions (``dt > d``, ``d`` with
 ``policy``, ...). One :class:`GridError` (a ``ValueError``) lists what is wrong; nothing is launched.
 """
@@ -25,7 +25,16 @@ class GridError(ValueError):
 
 
 def signature_text(fn) -> str:
-    """``name(a, b, c=1, *, d=None)``: the call signature without annotations."""
+    """The call signature without annotations, e.g. ``blocking(policy, C, rho, d=None, dps=30)``.
+
+    Parameters
+    ----------
+    fn : callable
+
+    Returns
+    -------
+    str
+    """
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
     try:
         sig = inspect.signature(fn)
@@ -215,6 +224,20 @@ def check_grid(fn, points: list[dict], *, func_name: str | None = None) -> None:
     for the named symloss functions, every distinct value of every parameter against its documented
     range and every point against the cross-conditions. The error reports the number of bad points,
     the first few problems, and the function's signature.
+
+    Parameters
+    ----------
+    fn : callable
+        The function of the sweep.
+    points : list of dict
+        The JSON-decoded points (what ``fn`` will receive).
+    func_name : str, optional
+        The function's key, for the message.
+
+    Raises
+    ------
+    GridError
+        When some point is invalid (nothing has run).
 
     Examples
     --------

@@ -314,7 +314,7 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     Parameters
     ----------
     func : callable or str
-        The function, or its name (see :func:`resolve_function`): ``"threshold"`` ->
+        The function, or its name (see :func:`~symloss.sweeps.functions.resolve_function`): ``"threshold"`` ->
         :func:`symloss.threshold_load`, ``"blocking"`` -> ``Policy(C, d).blocking(rho)``, ``"simulate"`` ->
         :func:`symloss.simulate`, ``"admission"`` -> a quantity of :class:`symloss.OverloadedLossNetwork`,
         ``"erlang"`` -> :func:`symloss.erlang_b`, or ``"package.module:function"``. With
@@ -671,7 +671,7 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         The SQLite file written by :func:`sweep`.
     func : str, optional
         Keep the rows of this function only (its ``"module:qualname"`` key, or a name that
-        :func:`resolve_function` resolves).
+        :func:`~symloss.sweeps.functions.resolve_function` resolves).
     status : {"done", "failed"}, optional
         Keep the rows with this status only.
     expand : bool
@@ -687,6 +687,15 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         Columns: the parameters, ``result`` (or ``result.*``), ``status``, ``error``, ``func``,
         ``started`` / ``finished`` (UTC timestamps), ``elapsed`` (seconds), ``worker``, ``version``,
         ``attempts``, ``run``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from symloss.sweeps import sweep, grid
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.sqlite")
+    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    >>> load_sweep(path)[["n", "k", "result", "status"]].values.tolist()
+    [[4, 2, 6, 'done'], [5, 2, 10, 'done']]
     """
     import pandas as pd
 
@@ -774,10 +783,35 @@ def _func_key(func, conn) -> str:
 def sweep_status(store) -> dict:
     """Counts per function and the runs of a store, as plain data (what ``symloss sweep --status`` prints).
 
-    Returns ``{"store", "functions": [{"func", "done", "failed", "mean_elapsed", "first_error"}],
-    "runs": [{"id", "func", "executor", "workers", "started", "finished", "state", "n_grid",
-    "n_skipped", "n_done", "n_failed", "host", "pid"}], "integrity": "ok" | message}``. A run still
-    marked ``running`` whose process no longer exists on this host is reported as ``killed``.
+    Parameters
+    ----------
+    store : str or Path
+        An SQLite file written by :func:`sweep`.
+
+    Returns
+    -------
+    dict
+        ``{"store", "functions": [{"func", "done", "failed", "mean_elapsed", "first_error"}],
+        "runs": [{"id", "func", "executor", "workers", "started", "finished", "state", "n_grid",
+        "n_skipped", "n_done", "n_failed", "host", "pid"}], "integrity": "ok" | message}``. A run still
+        marked ``running`` whose process no longer exists on this host is reported as ``killed``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``store`` does not exist.
+    ValueError
+        When it is not a sweep store.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from symloss.sweeps import sweep, grid
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.sqlite")
+    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    >>> st = sweep_status(path)
+    >>> st["functions"][0]["done"], st["integrity"]
+    (2, 'ok')
     """
     conn = _connect(store, create=False)
     try:

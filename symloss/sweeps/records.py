@@ -33,7 +33,22 @@ def _plain(v):
 
 
 def canonical_params(params: Mapping) -> str:
-    """Canonical JSON text of a point: sorted keys, compact separators; the point's key in the store."""
+    """Canonical JSON text of a point: sorted keys, compact separators; the point's key in the store.
+
+    Parameters
+    ----------
+    params : mapping
+        Parameter name -> JSON value (numpy scalars are converted; NaN and infinities are rejected).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> canonical_params({"rho": 1.5, "C": 2})
+    '{"C":2,"rho":1.5}'
+    """
     if not isinstance(params, Mapping):
         raise TypeError(f"a grid point must be a mapping, got {type(params).__name__} {params!r}")
     plain = {}
