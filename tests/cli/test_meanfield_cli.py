@@ -185,7 +185,8 @@ def test_threshold_bad_input(capsys, argv, match):
     assert code == 2 and match in err
 
 
-def test_table_files_and_progress(capsys, tmp_path):
+def test_table_files_and_progress(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMLOSS_PROGRESS", "1")       # bars are only drawn on a terminal otherwise
     jpath, cpath = tmp_path / "t.json", tmp_path / "t.csv"
     code, out, err = run(capsys, "table", "--C", "1:2", "--d", "2", "--dt", "d+1", "--dps", "10",
                          "--json", str(jpath), "--csv", str(cpath))
