@@ -693,7 +693,14 @@ def check_latex(source: str, *, standalone: bool | None = None, raise_on_error: 
                         problems.append(f"unknown environment {env} (line {line})")
                         stack.append(("env", env, line, math()))
                 else:
-                    if not stack or stack[-1][0] != "env":
+                    open_envs = [k for k, e in enumerate(stack) if e[0] == "env" and e[1] == env]
+                    if stack and stack[-1][0] != "env" and open_envs:
+                        k = open_envs[-1]
+                        for kind, name_, ln, _ in stack[k + 1:]:
+                            problems.append(f"unclosed {name_} opened on line {ln} before \\end{{{env}}} "
+                                            f"(line {line})")
+                        del stack[k:]
+                    elif not stack or stack[-1][0] != "env":
                         problems.append(f"\\end{{{env}}} without a matching \\begin (line {line})")
                     elif stack[-1][1] != env:
                         problems.append(f"\\end{{{env}}} closes \\begin{{{stack[-1][1]}}} of line "

@@ -69,8 +69,10 @@ POLICY_TEXT = {"retrial": "Retrial-of-$d$", "power": "Power-of-$d$", "random": "
 
 def _run_blocking(args) -> int:
     from ...core.provenance import provenance
-    if args.C is None or args.rho is None:
-        raise CliError("--C and --rho are required (e.g. --policy retrial --C 2 --d 3 --rho 1.5)")
+    missing = [opt for opt, v in (("--C", args.C), ("--rho", args.rho)) if v is None]
+    if missing:
+        raise CliError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required "
+                       "(e.g. --policy retrial --C 2 --d 3 --rho 1.5)")
     C = parse_int(args.C, "--C", min_value=1, max_value=MAX_C)
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
     rho = parse_load(args.rho)
