@@ -63,8 +63,7 @@ EQ_MF = float(fp.mean_queue_length)"""),
 ("code", r"""sol = mf.ode(None, 15.0)
 fig = plot.trajectories(sol.t, {f"$s_{k}(t)$": sol.s[:, k] for k in range(1, 5)},
                         fixed={f"$s_{k}(t)$": float(fp.s[k]) for k in range(1, 5)},
-                        ylabel=r"tail fraction $s_k(t)$")
-fig.axes[0].set_title(rf"mean-field ODE from empty, $d = {D}$, $\lambda = {LAM}$")
+                        ylabel=r"tail fraction $s_k(t)$", title=rf"mean-field ODE from empty, $d = {D}$, $\lambda = {LAM}$")
 plot.savefig(fig, FIG_DIR / "supermarket_ode.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("md", r"""## 2. Distance to the ODE as $N$ grows, per graph family
@@ -98,8 +97,8 @@ for name, spec in FAMILIES.items():
         dist[name].append(r)
     print(f"{name:>24}: " + "  ".join(f"N={r.N}: {r.distance:.4f}" for r in dist[name]))
 print(f"{time.time() - t0:.1f} s")"""),
-("code", r"""fig = plot.supermarket_distance(dist, width="double")
-fig.axes[0].set_title(rf"distance to the mean-field ODE, $d = {D}$, $\lambda = {LAM}$, $T = {T}$")
+("code", r"""fig = plot.supermarket_distance(dist, width="double",
+                                title=rf"distance to the mean-field ODE, $d = {D}$, $\lambda = {LAM}$, $T = {T:g}$")
 plot.savefig(fig, FIG_DIR / "supermarket_distance.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("code", r"""# insensitivity: growing degree -> distance shrinks; fixed degree -> it levels off
@@ -134,8 +133,7 @@ for name, k, r, _ in rows:
         points[f"simulation, {name}"] = [(k, r)]
 ks = np.unique(np.geomspace(1, max(DEGREES) * 2, 30).astype(int))
 fig = plot.mean_queue_vs_degree(points, pair=(ks, [symloss.pair_approximation(int(k), LAM).mean_queue_length for k in ks]),
-                                mean_field=EQ_MF)
-fig.axes[0].set_title(rf"JSQ(2) on $k$-regular graphs, $\lambda = {LAM}$")
+                                mean_field=EQ_MF, title=rf"JSQ(2) on $k$-regular graphs, $\lambda = {LAM}$")
 plot.savefig(fig, FIG_DIR / "supermarket_degree.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("md", r"""## 4. Tails on a log scale
@@ -147,7 +145,7 @@ for name, k, r, _ in rows:
     if name in ("random 3-regular", "ring"):
         tails[f"simulation, {name}"] = r
 tails["pair approximation, $k = 3$"] = symloss.pair_approximation(3, LAM)
-fig = plot.supermarket_tails(tails, k_max=8)
+fig = plot.supermarket_tails(tails, k_max=8, title=rf"stationary tails, $d = {D}$, $\lambda = {LAM}$")
 plot.savefig(fig, FIG_DIR / "supermarket_tails.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("code", r"""# checks: fixed degree stays above the mean field; the pair approximation tracks the simulations

@@ -1,4 +1,4 @@
-"""Result types of the admission-control model (seed 001).
+"""Result types of the admission-control model (Bray 2026).
 """
 from __future__ import annotations
 

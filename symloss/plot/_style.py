@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["figure_size", "new_figure", "paper_style", "symlog_ticks", "tidy_log_axes", "place_legend", "legend_overlaps_data", "savefig", "log10_values",
+__all__ = ["figure_size", "new_figure", "paper_style", "symlog_ticks", "tidy_log_axes", "place_legend",
+           "legend_overlaps_data", "savefig", "log10_values",
            "float_values", "policy_label", "WIDTHS", "PAPER_RC"]
 
 #: Figure widths in inches: one column and two columns of a typical two-column journal page.
@@ -98,7 +99,8 @@ def tidy_log_axes(fig) -> None:
     for ax in fig.axes:
         if ax.get_label() == "<colorbar>":
             continue
-        for axis, lim, scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()), (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
+        for axis, lim, scale in ((ax.xaxis, ax.get_xlim(), ax.get_xscale()),
+                                 (ax.yaxis, ax.get_ylim(), ax.get_yscale())):
             if scale != "log":
                 continue
             lo, hi = sorted(lim)
@@ -483,8 +485,7 @@ def savefig(fig, path, *, formats: Iterable[str] | None = None, provenance: Mapp
     >>> [p.suffix for p in savefig(fig, os.path.join(tempfile.mkdtemp(), "f.pdf"), formats=("pdf", "png"))]
     ['.pdf', '.png']
     """
-    from ..core.provenance import figure_metadata
-    from ..core.provenance import provenance as make_provenance
+    from ..core.provenance import figure_metadata, provenance as make_provenance
     path = Path(path)
     if formats is None:
         fmt = path.suffix.lower().lstrip(".")

@@ -23,6 +23,16 @@ RHO_LABEL = r"load per server $\rho = \lambda/\mu$ (Erlang)"
 N_LABEL = r"number of servers $N$"
 
 
+def _set_title(fig, title) -> None:
+    if not title:
+        return
+    axes = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    if len(axes) == 1:
+        axes[0].set_title(title)
+    else:
+        fig.suptitle(title)
+
+
 def _info(fig, name: str, **kw) -> None:
     fig._symloss.update({"figure": name, **{k: v for k, v in kw.items() if v is not None}})
 
@@ -55,7 +65,7 @@ def _threshold_values(thresholds):
 
 @paper_style
 def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$\\tilde d$", "power-of-$d$"),
-                   width="single", height=None, linthresh: float | None = None):
+                   width="single", height=None, linthresh: float | None = None, title: str | None = None):
     r"""The log-ratio :math:`\log_{10}(B_a/B_b)` of two blockings against the load, with the certified
     thresholds marked: where the curve crosses 0 the two policies block equally; below 0, policy *a*
     blocks less.
@@ -74,6 +84,8 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     linthresh : float, optional
         The linear range of the ``symlog`` y axis (default: chosen from the data) -- log-ratios of
         both signs are visible, also the small negative ones at large load.
@@ -132,13 +144,14 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     ax.set_xlim(rho.min(), rho.max())
     if any(lbl is not None for lbl in curves):
         place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "blocking_ratio", title=f"log10 blocking ratio {la} / {lb}")
     return fig
 
 
 @paper_style
 def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, width="single", height=None,
-                     thresholds: bool = True):
+                     thresholds: bool = True, title: str | None = None):
     r"""Mean-field retrial-of-:math:`\tilde d` against power-of-:math:`d`: :func:`blocking_ratio` of the
     certified blockings at each load, with :func:`symloss.threshold_load` marked, for one or several
     capacities ``C`` (e.g. ``C=[3, 5]`` shows the thresholds near 0.95 and 2.96 of ``d = 2``,
@@ -157,6 +170,8 @@ def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, wid
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     thresholds : bool
         Mark :func:`symloss.threshold_load` (default True).
 
@@ -186,12 +201,14 @@ def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, wid
                          height=height)
     ax = fig.axes[0]
     ax.set_ylabel(rf"$\log_{{10}}\,(B_{{\mathrm{{ret}}}}({dt}) / B_{{\mathrm{{pod}}}}({d}))$")
+    _set_title(fig, title)
     _info(fig, "retrial_vs_power", dps=dps, title=f"retrial-of-{dt} vs power-of-{d}, C = {Cs}")
     return fig
 
 
 @paper_style
-def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: int = 15, ylabel=None):
+def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: int = 15, ylabel=None,
+                    title: str | None = None):
     r"""Blocking probabilities against the load on log-log axes.
 
     Parameters
@@ -205,6 +222,8 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     dps : int
         Digits used when a model is evaluated here.
     ylabel : str, optional
@@ -225,7 +244,7 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
     rho = _as_array(rho, "rho")
     _finite_positive(rho, "rho")
     if isinstance(curves, Sequence) and not isinstance(curves, Mapping):
-        curves = {None: m for m in curves} if len(curves) == 1 else {policy_label(m): m for m in curves}
+        curves = {policy_label(m) if hasattr(m, "blocking") else f"curve {i + 1}": m for i, m in enumerate(curves)}
     logs = {}
     for label, vals in curves.items():
         if hasattr(vals, "blocking") and callable(vals.blocking):
@@ -252,6 +271,7 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
     ax.set_xlabel(RHO_LABEL)
     ax.set_xlim(rho.min(), rho.max())
     place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "blocking_curves", dps=dps, title="blocking against load")
     return fig
 
@@ -330,7 +350,7 @@ def jsq_heatmap(dist, *, width="single", height=None, log: bool = True, title: s
 @paper_style
 def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel: str = "value",
                         labels=("exact", "asymptotic"), reference_slope: float | None = None,
-                        width="single", height=None):
+                        width="single", height=None, title: str | None = None):
     r"""An exact quantity and its asymptotic approximation on log-log axes, with a second panel of the
     relative error :math:`|\mathrm{asymptotic}/\mathrm{exact} - 1|` (log-log; optionally a reference
     line of slope ``reference_slope``, e.g. ``-1`` for an :math:`O(1/\rho)` error).
@@ -350,6 +370,8 @@ def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
 
     Returns
     -------
@@ -389,6 +411,7 @@ def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel
     ax2.set_xlabel(xlabel)
     ax2.set_ylabel("relative error")
     place_legend(ax2)
+    _set_title(fig, title)
     _info(fig, "exact_vs_asymptotic", title=f"{ylabel}: exact and asymptotic")
     return fig
 
@@ -407,7 +430,7 @@ def _value_ci(v):
 
 @paper_style
 def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single", height=None,
-             ylabel: str = r"blocking probability $B_N$"):
+             ylabel: str = r"blocking probability $B_N$", title: str | None = None):
     r"""Finite-:math:`N` blocking against :math:`N` with the mean field :math:`B`, the refined
     prediction :math:`B + V/N` and the second-order one :math:`B + V/N + W/N^2`; a second panel shows
     :math:`|B_N - B|` and :math:`|B_N - B - V/N|` on log-log axes against slopes :math:`1/N` and
@@ -428,6 +451,8 @@ def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single"
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     ylabel : str
         The y-axis label of the top panel.
 
@@ -502,6 +527,7 @@ def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single"
     ax2.set_xlabel(N_LABEL)
     ax2.set_ylabel("absolute error")
     place_legend(ax2)
+    _set_title(fig, title)
     _info(fig, "finite_n", title="finite-N blocking against N")
     return fig
 
@@ -515,7 +541,8 @@ def _est(e):
 
 
 @paper_style
-def regret_decomposition(study, *, width="single", height=None, show_fits: bool = True):
+def regret_decomposition(study, *, width="single", height=None, show_fits: bool = True,
+                         title: str | None = None):
     r"""The regret decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` against
     :math:`N` (log scale, i.e. against :math:`\ln N`): the top panel the costs that stay bounded
     (:math:`C_{vol}`, :math:`C_{long}` per window constant :math:`c`), the bottom panel the ones that grow
@@ -529,6 +556,8 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
         A double-width figure puts the two panels side by side.
     show_fits : bool
         Draw the fitted lines of the study (default True).
@@ -594,6 +623,7 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
     ax2.set_xlabel(N_LABEL + " (log scale)")
     ax2.set_ylabel("cost per unit time\n(reward units)")
     place_legend(ax2)
+    _set_title(fig, title)
     _info(fig, "regret_decomposition", title="regret decomposition against ln N")
     return fig
 
@@ -612,7 +642,7 @@ def _tail_values(v):
 
 @paper_style
 def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: int | None = None,
-                      width="single", height=None):
+                      width="single", height=None, title: str | None = None):
     r"""Tail fractions :math:`s_k` (fraction of queues with at least :math:`k` tasks) against
     :math:`k` on a log axis; with ``lam`` and ``d`` the mean-field closed form
     :math:`s_k = \lambda^{(d^k-1)/(d-1)}` is added.
@@ -629,6 +659,8 @@ def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: 
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
 
     Returns
     -------
@@ -663,13 +695,15 @@ def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: 
     ax.set_xlabel(r"queue length $k$ (tasks)")
     ax.set_ylabel(r"fraction of queues with $\geq k$ tasks, $s_k$")
     place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "supermarket_tails", title="supermarket tails")
     return fig
 
 
 @paper_style
 def supermarket_distance(results: Mapping, *, reference: bool = True, width="single", height=None,
-                         ylabel: str = r"$\sup_{t \leq T} \max_k |s^N_k(t) - s_k(t)|$"):
+                         ylabel: str = r"$\sup_{t \leq T} \max_k |s^N_k(t) - s_k(t)|$",
+                         title: str | None = None):
     r"""Distance of the occupancy process on graphs to the mean-field ODE against :math:`N` (log-log),
     one curve per graph family with 95 % intervals, and the :math:`N^{-1/2}` reference.
 
@@ -682,6 +716,8 @@ def supermarket_distance(results: Mapping, *, reference: bool = True, width="sin
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     ylabel : str
         The y-axis label.
 
@@ -721,12 +757,14 @@ def supermarket_distance(results: Mapping, *, reference: bool = True, width="sin
     ax.set_xlabel(r"number of vertices $N$")
     ax.set_ylabel(ylabel)
     place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "supermarket_distance", title="distance to the mean-field ODE")
     return fig
 
 
 @paper_style
-def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="single", height=None):
+def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="single", height=None,
+                         title: str | None = None):
     r"""Stationary mean queue length per server against the degree :math:`k` of the graph (log
     :math:`k` axis): simulations with 95 % intervals, the pair approximation and the mean field.
 
@@ -742,6 +780,8 @@ def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
 
     Returns
     -------
@@ -778,13 +818,15 @@ def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="
     ax.set_xlabel(r"degree $k$ of the graph")
     ax.set_ylabel(r"mean queue length $E[Q]$ (tasks per server)")
     place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "mean_queue_vs_degree", title="mean queue length against degree")
     return fig
 
 
 @paper_style
 def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool = False, width="single",
-                 height=None, xlabel: str = r"time $t$ (mean service times)", ylabel: str = "value"):
+                 height=None, xlabel: str = r"time $t$ (mean service times)", ylabel: str = "value",
+                 title: str | None = None):
     r"""Time series (e.g. a fluid ODE from several starts) with optional fixed points as dotted lines;
     ``log=True`` for a log y axis (e.g. the distance to the fixed point).
 
@@ -801,6 +843,8 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     width, height : str or float, optional
         ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
         width).
+    title : str, optional
+        A title (in the paper style; a two-panel figure gets a figure title).
     xlabel, ylabel : str
         Axis labels (with units).
 
@@ -831,5 +875,6 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     ax.set_ylabel(ylabel)
     ax.set_xlim(tt.min(), tt.max())
     place_legend(ax)
+    _set_title(fig, title)
     _info(fig, "trajectories", title=ylabel)
     return fig

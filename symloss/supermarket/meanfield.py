@@ -1,4 +1,4 @@
-r"""Supermarket model on graphs (seed 002): mean field, pair approximation, graphs and simulation.
+r"""Supermarket model on graphs (Budhiraja, Mukherjee and Wu 2019): mean field, pair approximation, graphs and simulation.
 
 Model. Single-server FIFO queues with infinite buffers sit on the ``N`` vertices of a graph. Tasks
 arrive at every vertex ``v`` as a Poisson process of rate ``lam < 1``; a task arriving at ``v`` joins

@@ -117,7 +117,8 @@ def test_output_paths_are_checked_before_any_work(capsys, tmp_path):
     assert code == 2 and "looks like a number" in one_line_error(err)
     store = tmp_path / "s.sqlite"
     spec = tmp_path / "spec.toml"
-    spec.write_text('function = "math:comb"\nexecutor = "serial"\nstore = "missing/dir/s.sqlite"\n[grid]\nn = [3]\nk = [1]\n')
+    spec.write_text('function = "math:comb"\nexecutor = "serial"\nstore = "missing/dir/s.sqlite"\n'
+                    '[grid]\nn = [3]\nk = [1]\n')
     code, _, err = run(capsys, "sweep", str(spec), "--no-progress")
     assert code == 2 and "store (in the spec): directory" in one_line_error(err, "sweep")
     assert not store.exists()
@@ -289,7 +290,8 @@ def test_simulate_prints_and_records_its_seed(capsys):
     (["table", "--C", "1:2", "--d", "2", "--dt", "3", "--dps", "10"], "thresholds"),
     (["admission", "--N", "20", "--lam-H", "0.5", "--lam-L", "1", "--r-H", "2", "--r-L", "1", "--horizon", "2",
       "--replications", "2", "--c", "8"], "admission"),
-    (["simulate", "--policy", "power", "--N", "10", "--C", "2", "--d", "2", "--rho", "1", "--events", "1e4"], "simulate"),
+    (["simulate", "--policy", "power", "--N", "10", "--C", "2", "--d", "2", "--rho", "1", "--events", "1e4"],
+     "simulate"),
     (["verify", "--claim", "erlang.recursion"], "claims"),
     (["twoqueue", "--N", "4", "--rho", "4"], "twoqueue"),
     (["supermarket", "meanfield", "--lam", "0.7"], "supermarket"),

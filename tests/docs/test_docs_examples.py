@@ -109,6 +109,7 @@ def test_sweep_md_illustrative_calls_are_valid_grids():
     blocks = [b for b in _blocks(ROOT / "docs" / "sweep.md", "python") if ">>>" not in b]
     assert blocks
     for b in blocks:
-        code = b.replace("from symloss.sweeps import grid, zip_grid, sweep", "from symloss.sweeps import grid, zip_grid")
+        code = b.replace("from symloss.sweeps import grid, zip_grid, sweep",
+                         "from symloss.sweeps import grid, zip_grid")
         exec(compile(code, "docs/sweep.md", "exec"), {"sweep": sweep, "symloss": symloss})
     assert len(calls) >= 4

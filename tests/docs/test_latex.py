@@ -75,6 +75,7 @@ def test_checker_standalone_flag():
 
 def test_long_expressions_are_broken_within_the_width():
     import sympy as sp
+
     import symloss
     B = sp.Symbol("B", positive=True)
     el = sp.collect(symloss.PowerOfD(3, 2).eliminant().as_expr(), B)

@@ -53,6 +53,7 @@ def test_display_and_frames():
 
 def test_result_table(tmp_path):
     import pandas as pd
+
     from symloss.sweeps import threshold_table
     t = threshold_table([2, 3], 2, lambda d: [d + 1], dps=12)
     assert isinstance(t, ResultTable) and len(t) == 2
