@@ -696,7 +696,7 @@ def check_latex(source: str, *, standalone: bool | None = None, raise_on_error: 
                     open_envs = [k for k, e in enumerate(stack) if e[0] == "env" and e[1] == env]
                     if stack and stack[-1][0] != "env" and open_envs:
                         k = open_envs[-1]
-                        for kind, name_, ln, _ in stack[k + 1:]:
+                        for _kind, name_, ln, _ in stack[k + 1:]:
                             problems.append(f"unclosed {name_} opened on line {ln} before \\end{{{env}}} "
                                             f"(line {line})")
                         del stack[k:]

@@ -247,7 +247,7 @@ def check_grid(fn, points: list[dict], *, func_name: str | None = None) -> None:
     >>> check_grid(blocking, list(grid(policy="power", C=2, d=2, a=[0.5, 1.0])))
     Traceback (most recent call last):
     ...
-    symloss.sweeps.checks.GridError: sweep not started: all 2 points are invalid: grid parameter 'a' is not an argument of blocking(policy, C, rho, d=None, dps=30); no value for the required argument 'rho' (2 points, e.g. ...)
+    symloss.sweeps.checks.GridError: sweep not started: all 2 points are invalid: grid parameter 'a' is not ...
     """
     if not points:
         return
