@@ -252,6 +252,9 @@ def test_json_of_sweep_runs_and_status(capsys, tmp_path):
     assert data["n_done"] == 2 and data["provenance"]["store"].endswith("comb.sqlite")
     code, out, _ = run(capsys, "sweep", "--status", str(tmp_path / "comb.sqlite"), "--json")
     assert code == 0 and json.loads(out)["functions"][0]["done"] == 2
+    code, out, _ = run(capsys, "sweep", "--export", str(tmp_path / "comb.sqlite"), "--json")
+    data = json.loads(out)
+    assert code == 0 and sorted(r["result"] for r in data["rows"]) == [6, 10] and "provenance" in data
 
 
 def test_json_to_a_file_keeps_the_text_output(capsys, tmp_path):

@@ -56,7 +56,8 @@ def register(sub) -> None:
     p.add_argument("--function", dest="only_func", metavar="NAME",
                    help="with --export: only the rows of this function")
     p.add_argument("--only", choices=["done", "failed"], help="with --export: only rows with this status")
-    add_output(p, "json", "the run summary (or with --status the store's status) as JSON with provenance")
+    add_output(p, "json", "the run summary (with --status the store's status, with --export the rows) as JSON with "
+                          "provenance")
     p.add_argument("--executor", choices=["processes", "serial", "dask"], help="override the spec's executor")
     p.add_argument("--workers", default=None, help="override the spec's number of workers")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (implies --executor dask)")
@@ -91,8 +92,8 @@ def _run(args) -> int:
         return 0 if status["integrity"] == "ok" else 1
     if args.export:
         _reject(args, "--export", ("spec",))
-        if not (args.csv or args.parquet):
-            raise CliError("--export needs --csv [OUT] or --parquet OUT")
+        if not (args.csv or args.parquet or args.json):
+            raise CliError("--export needs --csv [OUT], --json [OUT] or --parquet OUT")
         check_readable(args.export, "--export")
         outs = outputs(args, "csv", "json")
         if args.parquet:
@@ -100,6 +101,11 @@ def _run(args) -> int:
         frame = sw.load_sweep(args.export, func=args.only_func, status=args.only)
         frame = _flat_frame(frame, parquet=bool(args.parquet))
         prov = provenance(store=args.export, function=args.only_func, status=args.only)
+        if args.json:
+            rows = json.loads(frame.to_json(orient="records", date_format="iso", default_handler=str))
+            write_json(outs["json"], {"store": args.export, "rows": rows}, provenance=prov)
+            if outs["json"] == STDOUT:
+                return 0
         if args.csv:
             if args.csv == STDOUT:
                 sys.stdout.write("\n".join(provenance_lines(prov)) + "\n")
@@ -109,14 +115,17 @@ def _run(args) -> int:
                 fh.write("\n".join(provenance_lines(prov)) + "\n")
                 frame.to_csv(fh, index=False)
             out = args.csv
-        else:
+        elif args.parquet:
             try:
                 frame.to_parquet(args.parquet, index=False)
             except ImportError as exc:
                 raise CliError(f"--parquet needs pyarrow (pip install pyarrow): {exc}") from exc
             _parquet_provenance(args.parquet, prov)
             out = args.parquet
-        print(f"wrote {len(frame)} rows, {frame.shape[1]} columns to {out}")
+        if args.csv or args.parquet:
+            print(f"wrote {len(frame)} rows, {frame.shape[1]} columns to {out}")
+        else:
+            print(f"wrote {len(frame)} rows to {outs['json']}")
         return 0
     if not args.spec:
         raise CliError("give a SPEC.toml to run (e.g. symloss sweep examples/spec.toml), or --status STORE, "
