@@ -1,33 +1,41 @@
-"""Generator of notebooks/supermarket_graphs.ipynb (kept outside the repository; output has no outputs)."""
+"""Generator of notebooks/supermarket_graphs.ipynb (written without outputs).
+
+Run:  python notebooks/make_supermarket_graphs.py notebooks/supermarket_graphs.ipynb
+"""
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 CELLS = [
 ("md", r"""# The supermarket model on graphs: insensitivity and its failure at fixed degree
 
-Seed 002 (Budhiraja, Mukherjee, Wu, *Supermarket model on graphs*); notation of `MATH.md` §5.
+A. Budhiraja, D. Mukherjee and R. Wu, *Supermarket model on graphs*, Ann. Appl. Probab. 29(3), 2019.
 A single-server queue sits on every vertex of a graph; tasks arrive at each vertex at rate
 $\lambda<1$ and join the shortest queue among the arrival vertex and $d-1$ uniformly chosen
 neighbours (ties uniformly at random); service is unit-rate exponential.
 
 On the complete graph the tail fractions $s_k$ (fraction of queues with at least $k$ tasks) follow
 $$\dot s_k = \lambda(s_{k-1}^d - s_k^d) - (s_k - s_{k+1}),\qquad s_k^* = \lambda^{(d^k-1)/(d-1)} .$$
-The seed proves the same limit when the minimum degree grows (max/min degree ratio $\to 1$) and for
+The paper proves the same limit when the minimum degree grows (max/min degree ratio $\to 1$) and for
 Erdős–Rényi graphs with $c(N)\to\infty$ (annealed) or $c(N)/\ln N\to\infty$ (quenched). At fixed degree
-the limit is different; Gast's pair approximation tracks it.
+the limit is different; the pair approximation of N. Gast (2015) tracks it.
 
 Everything here uses the public API: `symloss.Supermarket`, `make_graph`, `simulate_supermarket`,
-`ode_distance`, `pair_approximation`."""),
+`ode_distance`, `pair_approximation`, and `symloss.plot` for the figures, which are saved (PDF and PNG,
+with their provenance in the metadata) to `docs/figures/` in a full run and to a temporary directory in
+the small run (`SYMLOSS_FIGURE_DIR` overrides both)."""),
 ("code", r"""import math
 import os
 import time
 import warnings
 
-import matplotlib
+import tempfile
+from pathlib import Path
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 import symloss
+from symloss import plot
 
 SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
 LAM, D = 0.7, 2
@@ -38,7 +46,10 @@ else:                           # the study
     NS, T, RUNS = [1000, 4000, 16000, 64000], 10.0, 4
     DEGREES, N_DEG, T_END = [2, 3, 4, 6, 10, 20, 40], 100000, 200.0
 warnings.simplefilter("ignore", UserWarning)   # sparse G(N, c/N) has a few isolated vertices
-print("small run" if SMALL else "full run")"""),
+FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
+                                                         else "../docs/figures"))
+FIG_DIR.mkdir(parents=True, exist_ok=True)
+print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
 ("md", r"""## 1. Mean field: symbolic ODE, fixed point, any precision"""),
 ("code", r"""mf = symloss.Supermarket(D, LAM)
 print(mf, "\n", mf.symbolic_check())
@@ -47,14 +58,13 @@ mf.equations(3)"""),
 print("K =", fp.K, " tail bound", fp.tail_bound, " residual", fp.residual)
 print("E[Q] =", symloss.Supermarket(D, LAM).mean_queue_length(40))
 print("E[T] =", symloss.Supermarket(D, LAM).sojourn_time(40))
-assert abs(float(fp.mean_queue_length) - 1.130118) < 1e-6      # MATH.md section 5
+assert abs(float(fp.mean_queue_length) - 1.130118) < 1e-6      # sum_k 0.7^(2^k - 1), k >= 1
 EQ_MF = float(fp.mean_queue_length)"""),
 ("code", r"""sol = mf.ode(None, 15.0)
-fig, ax = plt.subplots(figsize=(6, 3.5))
-for k in range(1, 5):
-    ax.plot(sol.t, sol.s[:, k], label=f"$s_{k}(t)$")
-    ax.axhline(float(fp.s[k]), color="gray", lw=0.5, ls=":")
-ax.set_xlabel("t"); ax.set_title(f"mean-field ODE from empty, d={D}, lambda={LAM}"); ax.legend()
+fig = plot.trajectories(sol.t, {f"$s_{k}(t)$": sol.s[:, k] for k in range(1, 5)},
+                        fixed={f"$s_{k}(t)$": float(fp.s[k]) for k in range(1, 5)},
+                        ylabel=r"tail fraction $s_k(t)$", title=rf"mean-field ODE from empty, $d = {D}$, $\lambda = {LAM}$")
+plot.savefig(fig, FIG_DIR / "supermarket_ode.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("md", r"""## 2. Distance to the ODE as $N$ grows, per graph family
 
@@ -87,17 +97,9 @@ for name, spec in FAMILIES.items():
         dist[name].append(r)
     print(f"{name:>24}: " + "  ".join(f"N={r.N}: {r.distance:.4f}" for r in dist[name]))
 print(f"{time.time() - t0:.1f} s")"""),
-("code", r"""fig, ax = plt.subplots(figsize=(7, 4.5))
-for name, rs in dist.items():
-    Ns = [r.N for r in rs]; y = [r.distance for r in rs]
-    err = [r.distance - r.ci[0] if np.isfinite(r.ci[0]) else 0 for r in rs]
-    ax.errorbar(Ns, y, yerr=err, marker="o", capsize=3, label=name,
-                ls="--" if name in ("ring k = 2", "random 3-regular", "torus k = 4") else "-")
-Ns = np.array(NS, float)
-ax.plot(Ns, 1.0 / np.sqrt(Ns), "k:", label=r"$N^{-1/2}$")
-ax.set_xscale("log"); ax.set_yscale("log"); ax.set_xlabel("N")
-ax.set_ylabel(r"$\sup_{t\leq T}\ \max_k |s^N_k(t)-s_k(t)|$"); ax.legend(fontsize=7)
-ax.set_title(f"distance to the mean-field ODE, d={D}, lambda={LAM}, T={T}")
+("code", r"""fig = plot.supermarket_distance(dist, width="double",
+                                title=rf"distance to the mean-field ODE, $d = {D}$, $\lambda = {LAM}$, $T = {T:g}$")
+plot.savefig(fig, FIG_DIR / "supermarket_distance.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("code", r"""# insensitivity: growing degree -> distance shrinks; fixed degree -> it levels off
 for name in ("complete", "random k = ln N", "ER c = (ln N)^2"):
@@ -125,30 +127,36 @@ print(f"{'graph':>20} {'k':>3} {'E[Q] sim':>9} {'95% CI':>20} {'excess over MF':
 for name, k, r, pa in rows:
     print(f"{name:>20} {k:>3} {r.mean_queue_length:9.4f} [{r.ci[0]:.4f}, {r.ci[1]:.4f}] "
           f"{r.mean_queue_length - EQ_MF:+15.4f} {pa:12.4f}")"""),
-("code", r"""fig, ax = plt.subplots(figsize=(7, 4.5))
-reg = [(k, r) for name, k, r, _ in rows if name.startswith("random")]
-ax.errorbar([k for k, _ in reg], [r.mean_queue_length for _, r in reg],
-            yerr=[r.half_width for _, r in reg], fmt="o", capsize=3, label="simulation, random k-regular")
+("code", r"""points = {"simulation, random $k$-regular": [(k, r) for name, k, r, _ in rows if name.startswith("random")]}
 for name, k, r, _ in rows:
     if not name.startswith("random"):
-        ax.errorbar([k], [r.mean_queue_length], yerr=[r.half_width], fmt="s", capsize=3, label=f"simulation, {name}")
+        points[f"simulation, {name}"] = [(k, r)]
 ks = np.unique(np.geomspace(1, max(DEGREES) * 2, 30).astype(int))
-ax.plot(ks, [symloss.pair_approximation(int(k), LAM).mean_queue_length for k in ks], "-", label="pair approximation")
-ax.axhline(EQ_MF, color="k", ls="--", label="mean field (complete graph)")
-ax.set_xscale("log"); ax.set_xlabel("degree k"); ax.set_ylabel("stationary E[Q] per server")
-ax.set_title(f"JSQ(2) on k-regular graphs, lambda={LAM}"); ax.legend(fontsize=7)
+fig = plot.mean_queue_vs_degree(points, pair=(ks, [symloss.pair_approximation(int(k), LAM).mean_queue_length for k in ks]),
+                                mean_field=EQ_MF, title=rf"JSQ(2) on $k$-regular graphs, $\lambda = {LAM}$")
+plot.savefig(fig, FIG_DIR / "supermarket_degree.pdf", formats=("pdf", "png"))
+plt.show()"""),
+("md", r"""## 4. Tails on a log scale
+
+The stationary tail fractions $s_k$: doubly exponential decay on the complete graph (mean field), only
+geometric decay at fixed degree, which the pair approximation reproduces."""),
+("code", r"""tails = {"mean field (complete graph)": fp}
+for name, k, r, _ in rows:
+    if name in ("random 3-regular", "ring"):
+        tails[f"simulation, {name}"] = r
+tails["pair approximation, $k = 3$"] = symloss.pair_approximation(3, LAM)
+fig = plot.supermarket_tails(tails, k_max=8, title=rf"stationary tails, $d = {D}$, $\lambda = {LAM}$")
+plot.savefig(fig, FIG_DIR / "supermarket_tails.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("code", r"""# checks: fixed degree stays above the mean field; the pair approximation tracks the simulations
 for name, k, r, pa in rows:
     assert r.ci[0] > EQ_MF or k >= 6, (name, r.ci)
     if not SMALL and name.startswith("random"):
         assert abs(r.mean_queue_length - pa) < max(4 * r.half_width, 0.01), (name, r.mean_queue_length, pa)
-print("ring (k = 2): simulation", round(rows[-2][2].mean_queue_length, 4), " pair approximation", round(rows[-2][3], 4),
-      " (MATH.md: about 1.2553)")"""),
+print("ring (k = 2): simulation", round(rows[-2][2].mean_queue_length, 4), " pair approximation", round(rows[-2][3], 4))"""),
 ("md", r"""## Reading the results
 
-* **Insensitivity.** When the degree grows (complete graph, random regular with $k=\lceil\ln N
-ceil$,
+* **Insensitivity.** When the degree grows (complete graph, random regular with $k=\lceil\ln N\rceil$,
   Erdős–Rényi with $c=(\ln N)^2$) the distance to the ODE falls roughly like $N^{-1/2}$; with
   $c=\ln N$ it still falls, but slowly, since a positive fraction of vertices keeps a small degree at
   these sizes.

@@ -1,4 +1,9 @@
-"""``symloss verify`` / ``python -m proofs_check``: run, list, export and re-check claims."""
+"""``symloss verify`` / ``python -m proofs_check``: run, list, export and re-check claims.
+
+    symloss verify [--claim GLOB ...] [--json [PATH]] [--quiet]
+    symloss verify --list [--json]
+    symloss verify --recheck PATH [--claim GLOB ...] [--json]
+"""
 from __future__ import annotations
 
 import argparse
@@ -9,68 +14,137 @@ from .core import Status, dump_json, recheck_records, run_claims, select
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from symloss.cli._common import add_alias, add_output
     p.add_argument("--claim", action="append", metavar="GLOB",
                    help="only claims whose id matches GLOB (repeatable), e.g. 'seed000.*'")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
-    p.add_argument("--json", metavar="PATH", help="write the results and certificates as JSON")
+    add_output(p, "json", "the results and certificates (with provenance) as JSON")
     p.add_argument("--recheck", metavar="PATH",
                    help="re-verify the certificates in a JSON file written by --json (no search)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_alias(p, "--no-progress", dest="quiet", action="store_true")
+
+
+def _load_records(path: str) -> tuple[list, dict | None]:
+    from symloss.cli._common import CliError, check_readable
+    check_readable(path, "--recheck")
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise CliError(f"--recheck: {path!r} is not JSON ({exc.msg} at line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise CliError(f"--recheck: {path!r} is not a text file") from None
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise CliError(f"--recheck: {path!r} is not a certificate file written by `symloss verify --json` "
+                       "(no 'claims' list)")
+    return data["claims"], data.get("provenance")
 
 
 def run(args) -> int:
+    from symloss.cli._common import STDOUT, CliError, outputs, progress_bar, write_json
+    from symloss.core.provenance import provenance
     out = sys.stdout
+    outs = outputs(args, "json")
+    quiet = bool(getattr(args, "quiet", False))
     if args.recheck:
-        with open(args.recheck) as fh:
-            records = json.load(fh)["claims"]
+        records, prov = _load_records(args.recheck)
         if args.claim:
             import fnmatch
-            records = [r for r in records if any(fnmatch.fnmatchcase(r.get("id", ""), g) for g in args.claim)]
+            records = [r for r in records if isinstance(r, dict)
+                       and any(fnmatch.fnmatchcase(str(r.get("id", "")), g) for g in args.claim)]
+        bad_records = [i for i, r in enumerate(records) if not isinstance(r, dict)]
+        if bad_records:
+            raise CliError(f"--recheck: record {bad_records[0]} of {args.recheck!r} is not an object")
         rows = recheck_records(records)
+        bad = sum(not ok for _, ok, _ in rows)
+        if "json" in outs:
+            write_json(outs["json"], {"recheck": args.recheck, "written_by": prov,
+                                      "results": [{"id": cid, "ok": ok, "message": msg} for cid, ok, msg in rows],
+                                      "accepted": len(rows) - bad, "rejected": bad}, provenance=provenance())
+            if outs["json"] == STDOUT:
+                return 1 if bad or not rows else 0
+        if prov:
+            print(f"certificates written by symloss {prov.get('symloss', '?')} on {prov.get('date', '?')} "
+                  f"({prov.get('command', '?')})", file=out)
         w = max([len(r[0]) for r in rows] + [5])
         for cid, ok, msg in rows:
             print(f"{cid:<{w}}  {'OK  ' if ok else 'FAIL'}  {msg}", file=out)
-        bad = sum(not ok for _, ok, _ in rows)
         print(f"{len(rows) - bad} certificates re-verified, {bad} rejected", file=out)
         return 1 if bad or not rows else 0
 
     claims = select(args.claim)
     if args.list:
+        if "json" in outs:
+            write_json(outs["json"], {"claims": [{"id": c.id, "expected": Status(c.expected).value, "method": c.method,
+                                                  "source": c.source, "statement": c.statement} for c in claims]},
+                       provenance=provenance())
+            if outs["json"] == STDOUT:
+                return 0
         for c in claims:
             print(f"{c.id:<44} expected {Status(c.expected).value:<9} {c.method}", file=out)
         return 0
     if not claims:
-        print("no claim matches", file=sys.stderr)
-        return 2
+        raise CliError(f"--claim: no claim matches {', '.join(args.claim or [])} (see --list)")
+
+    bar = progress_bar(argparse.Namespace(no_progress=quiet), total=len(claims), desc="claims", unit="claim")
 
     def progress(i, n, c, res):
-        if args.quiet:
-            return
         if res is None:
-            print(f"[{i + 1}/{n}] {c.id} ...", end="", file=sys.stderr, flush=True)
+            bar.set_postfix_str(c.id)
         else:
-            print(f" {res.status.value} ({res.seconds:.2f} s)", file=sys.stderr, flush=True)
+            bar.update(1)
 
-    results = run_claims(claims, progress)
+    try:
+        results = run_claims(claims, progress)
+    finally:
+        bar.close()
+    bad = [r for r in results if not r.as_expected]
+    if "json" in outs:
+        if outs["json"] == STDOUT:
+            json.dump(_document(results), sys.stdout, indent=1)
+            sys.stdout.write("\n")
+            return 1 if bad else 0
+        dump_json(results, outs["json"])
     w = max(len(r.claim.id) for r in results)
     print(f"{'claim':<{w}}  {'status':<9}  {'expected':<9}  {'seconds':>8}  method", file=out)
     for r in results:
         flag = "" if r.as_expected else "   <-- differs from expected"
         print(f"{r.claim.id:<{w}}  {r.status.value:<9}  {Status(r.claim.expected).value:<9}  "
               f"{r.seconds:8.2f}  {r.claim.method}{flag}", file=out)
-    bad = [r for r in results if not r.as_expected]
     counts = {s.value: sum(r.status == s for r in results) for s in Status}
     print(", ".join(f"{v} {k}" for k, v in counts.items()) +
           f"; {len(results) - len(bad)} of {len(results)} as expected", file=out)
     for r in bad:
         print(f"  {r.claim.id}: {r.certificate.summary}", file=out)
-    if args.json:
-        dump_json(results, args.json)
-        print(f"certificates written to {args.json}", file=out)
+    if "json" in outs:
+        print(f"certificates written to {outs['json']}", file=out)
     return 1 if bad else 0
 
 
+def _document(results) -> dict:
+    from .core import certificate_document
+    return certificate_document(results)
+
+
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m proofs_check", description=__doc__)
+    """``python -m proofs_check``: the same options and error handling as ``symloss verify``."""
+    from symloss.cli._common import SymlossArgumentParser
+    p = SymlossArgumentParser(prog="python -m proofs_check", description=__doc__.splitlines()[0])
     add_arguments(p)
-    return run(p.parse_args(argv))
+    p.add_argument("--debug", action="store_true", help="show the full traceback of an error")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = p.parse_args(argv)
+    from symloss.core.provenance import command_context
+    try:
+        with command_context(argv, prog="python -m proofs_check"):
+            return run(args)
+    except KeyboardInterrupt:
+        print("proofs_check: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one line, never a traceback (unless --debug)
+        if args.debug:
+            import traceback
+            traceback.print_exc()
+        print(f"{p.prog}: error: {' '.join(str(exc).split()) or type(exc).__name__}", file=sys.stderr)
+        return 2

@@ -28,7 +28,8 @@ from typing import Any, Callable, Iterable
 
 __all__ = [
     "Status", "Certificate", "Claim", "ClaimResult", "CertificateError",
-    "register", "claim", "all_claims", "select", "run_claims", "recheck_records",
+    "register", "claim", "all_claims", "select", "run_claims", "recheck_records", "dump_json",
+    "certificate_document",
 ]
 
 
@@ -194,6 +195,14 @@ def recheck_records(records: list[dict]) -> list[tuple[str, bool, str]]:
     return out
 
 
+def certificate_document(results: list[ClaimResult]) -> dict:
+    """The JSON document of ``symloss verify --json``: the provenance (symloss and dependency versions,
+    command line, date; see :func:`symloss.core.provenance.provenance`) and one record per claim."""
+    from symloss.core.provenance import provenance
+    return {"provenance": provenance(claims=len(results)), "claims": [r.to_dict() for r in results]}
+
+
 def dump_json(results: list[ClaimResult], path: str) -> None:
-    with open(path, "w") as fh:
-        json.dump({"claims": [r.to_dict() for r in results]}, fh, indent=1)
+    """Write :func:`certificate_document` to ``path``."""
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(certificate_document(results), fh, indent=1)

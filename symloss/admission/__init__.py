@@ -1,4 +1,4 @@
-"""Admission control with lookahead in the overloaded two-class loss network (seed 001).
+"""Admission control with lookahead in the overloaded two-class loss network (Bray 2026).
 
 Modules: :mod:`.network` (:class:`OverloadedLossNetwork`: fluid LP, online optimum, sample paths,
 offline optimum, policy evaluation, decomposition), :mod:`.policies` (:class:`SSS`, :class:`PFI`,

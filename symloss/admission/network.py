@@ -1,6 +1,6 @@
-r"""Admission control with lookahead in the overloaded two-class loss network (seed 001).
+r"""Admission control with lookahead in the overloaded two-class loss network.
 
-Model (``../shared/MATH.md`` section 4; Xie, Gurvich and Küçükyavuz, *Operations Research* 73(4),
+Model (Xie, Gurvich and Küçükyavuz, *Operations Research* 73(4),
 2025; R. L. Bray, "An :math:`\Omega(\log N/N)` lookahead is sufficient to bound costs in the
 overloaded loss network", arXiv:2601.14538, 2026): ``N`` unit-capacity servers, two Poisson classes
 H and L of rates :math:`N\lambda_H`, :math:`N\lambda_L`, rewards :math:`r_H > r_L > 0` per accepted
@@ -20,7 +20,7 @@ The four benchmarks (rewards are long-run averages per unit time)
 The decomposition :math:`R_{fluid}-R_{on} = C_{vol} + C_{long} + C_{short}` is estimated on common
 random numbers by :meth:`OverloadedLossNetwork.decomposition`.
 
-Sample paths are *uniformised* (MATH.md section 4, pitfall): events at rate
+Sample paths are *uniformised* (not job durations: see below): events at rate
 :math:`N(\lambda_H+\lambda_L+\mu)` are H arrivals, L arrivals, or potential departures with a uniform
 mark ``U``; a potential departure happens iff :math:`UN < n` (``n`` busy servers). The job-duration
 variant, where the controller would see each job's own service time, is only a contrast
@@ -78,7 +78,7 @@ def _is_rational(x) -> bool:
 
 
 class OverloadedLossNetwork:
-    r"""The overloaded two-class loss network of seed 001.
+    r"""The overloaded two-class loss network of Bray (2026) and Xie, Gurvich and Küçükyavuz (2025).
 
     Parameters
     ----------
@@ -90,10 +90,8 @@ class OverloadedLossNetwork:
         Rewards per accepted job, ``r_H > r_L > 0``.
     mu : real, default 1
         Service rate (the default is the integer 1, so that rational input stays exact).
-        Overload requires ``lam_H < mu < lam_H + lam_L``.
-
-    Exact types (``int``, ``Fraction``) are kept, so :meth:`fluid_reward` is an exact rational for
-    rational input.
+        Overload requires ``lam_H < mu < lam_H + lam_L``. Exact types (``int``, ``Fraction``) are
+        kept, so :meth:`fluid_reward` is an exact rational for rational input.
 
     Examples
     --------
@@ -147,7 +145,7 @@ class OverloadedLossNetwork:
 
         attained at :math:`x_H = N\lambda_H`, :math:`x_L = N(\mu-\lambda_H)`; the dual solution
         :math:`y = r_L` (capacity), :math:`z_H = r_H - r_L`, :math:`z_L = 0` has the same value
-        (MATH.md section 4; the claim ``seed001.fluid_lp`` certifies it).
+        (the claim ``seed001.fluid_lp`` certifies it).
 
         Returns a ``Fraction`` when every parameter is an ``int`` or ``Fraction``, else a float.
         """
@@ -307,8 +305,8 @@ class OverloadedLossNetwork:
 
         .. math:: R(K) = r_H N\lambda_H (1-\pi_N) + r_L N\lambda_L P(n < N-K).
 
-        The regret is computed as :math:`(r_H-r_L)N\lambda_H\pi_N + r_L\mu E[N-n]` (MATH.md section 4;
-        no cancellation) and compared with :math:`R_{fluid}-R(K)`. Sums are taken in mpmath at
+        The regret is computed as :math:`(r_H-r_L)N\lambda_H\pi_N + r_L\mu E[N-n]` (no
+        cancellation) and compared with :math:`R_{fluid}-R(K)`. Sums are taken in mpmath at
         ``dps`` + guard digits and checked at a second precision (:class:`PrecisionError` otherwise).
         """
         K = check_int(K, "K", min_value=0, max_value=self.N)

@@ -1,5 +1,5 @@
 """Lookahead and online policies of the admission-control model (descriptions; the work is done
-by the numba kernels of :mod:`._kernels`).
+by the numba kernels of ``symloss.admission._kernels``).
 """
 from __future__ import annotations
 
@@ -17,7 +17,13 @@ class _Policy:
 
 
 class TrunkReservation(_Policy):
-    """Accept H whenever a server is idle; accept L only while more than ``K`` servers are idle."""
+    """Accept H whenever a server is idle; accept L only while more than ``K`` servers are idle.
+
+    Parameters
+    ----------
+    K : int >= 0
+        The reserve: idle servers kept for H jobs.
+    """
 
     def __init__(self, K: int):
         self.K = check_int(K, "K", min_value=0)
@@ -25,7 +31,7 @@ class TrunkReservation(_Policy):
 
 
 class SSS(_Policy):
-    r"""Single Short Sensor with window ``W`` (seed 001; Bray 2026).
+    r"""Single Short Sensor with window ``W`` (Bray 2026).
 
     An L job arriving at time ``t`` with ``n`` busy servers is accepted iff, in the hypothetical
     continuation of the path in which this L job is accepted, every later L job is rejected and
@@ -34,6 +40,11 @@ class SSS(_Policy):
     at ``t``). H jobs are always accepted when a server is idle. The continuation uses the same
     uniformised events (potential departures with their marks), so the policy sees only the next
     ``W`` time units of the path.
+
+    Parameters
+    ----------
+    W : float >= 0
+        Lookahead window in time units (the paper takes :math:`W = c \ln N / N`).
     """
 
     def __init__(self, W):
@@ -43,12 +54,17 @@ class SSS(_Policy):
 
 
 class PFI(_Policy):
-    r"""Promise of Future Idleness (seed 001; Bray 2026).
+    r"""Promise of Future Idleness (Bray 2026).
 
     An L job is accepted iff, in the continuation in which it is accepted and every later L job
     is rejected (H accepted when possible), the idle count reaches ``level`` (default
     :math:`\lfloor\sqrt N\rfloor`) before it drops below 1. If the path ends first the job is
     accepted. This is an unbounded lookahead (it looks as far as that first passage needs).
+
+    Parameters
+    ----------
+    level : int, optional
+        Idle count to reach (default :math:`\lfloor\sqrt N\rfloor`).
     """
 
     def __init__(self, level: int | None = None):
@@ -70,6 +86,13 @@ class WindowDP(_Policy):
     uses :math:`h \equiv 0` (accept unless the window shows that it costs an H job; better for long
     windows, poor for short ones). Either way the policy uses only the next ``W`` time units of the
     path, so its reward is a lower bound on the best ``W``-lookahead reward :math:`R_W`.
+
+    Parameters
+    ----------
+    W : float >= 0
+        Lookahead window in time units.
+    terminal : {"online", "zero"}
+        Terminal value at the end of the window.
     """
 
     def __init__(self, W, terminal: str = "online"):

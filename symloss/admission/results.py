@@ -1,4 +1,4 @@
-"""Result types of the admission-control model (seed 001).
+"""Result types of the admission-control model (Bray 2026).
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import mpmath
 import numpy as np
 
 from ..core.precision import mpf_to_str
+from ..core.results import ResultMixin
 from ..core.stats import t_half_width
 
 # ------------------------------------------------------------------------------------------------
@@ -34,7 +35,7 @@ def _plain(x):
 
 
 @dataclass(frozen=True)
-class Estimate:
+class Estimate(ResultMixin):
     """A Monte Carlo mean with a two-sided 95 % Student-t confidence half-width."""
     value: float
     half_width: float
@@ -65,7 +66,7 @@ class Estimate:
 
 
 @dataclass(frozen=True)
-class TrunkReservationReward:
+class TrunkReservationReward(ResultMixin):
     r"""Exact stationary performance of the trunk-reservation policy with reserve ``K``
     (accept H whenever a server is idle, accept L only while more than ``K`` servers are idle).
 
@@ -87,7 +88,7 @@ class TrunkReservationReward:
 
 
 @dataclass(frozen=True)
-class OnlineOptimum:
+class OnlineOptimum(ResultMixin):
     r"""The optimal online policy: trunk reservation with reserve ``threshold`` = :math:`K^*`.
 
     ``min_margin`` is the smallest slack of the optimality (policy-improvement) inequalities
@@ -111,7 +112,7 @@ class OnlineOptimum:
 
 
 @dataclass(frozen=True)
-class SamplePath:
+class SamplePath(ResultMixin):
     r"""A uniformised event sequence on :math:`[0, \text{horizon}]`.
 
     ``kinds[i]`` is 0 (H arrival), 1 (L arrival) or 2 (potential departure); ``marks[i]`` is the
@@ -151,7 +152,7 @@ class SamplePath:
 
 
 @dataclass(frozen=True)
-class JobSample:
+class JobSample(ResultMixin):
     """Jobs of the job-duration variant: arrival times (sorted), own service durations, classes."""
     N: int
     horizon: float
@@ -169,7 +170,7 @@ class JobSample:
 
 
 @dataclass(frozen=True)
-class OfflineResult:
+class OfflineResult(ResultMixin):
     r"""Exact offline optimum on one uniformised path: ``total_reward`` = :math:`V_0(n_0)`,
     ``reward_rate`` = total / horizon, ``cost_rate`` = (X - V)/T with X the path's fluid control
     variate (an unbiased estimate of :math:`C_{vol}` at this horizon)."""
@@ -186,7 +187,7 @@ class OfflineResult:
 
 
 @dataclass(frozen=True)
-class PolicyResult:
+class PolicyResult(ResultMixin):
     """A policy run on a uniformised path: counts, reward and pathwise cost against the fluid."""
     policy: str
     accepted_H: int
@@ -206,7 +207,7 @@ class PolicyResult:
 
 
 @dataclass(frozen=True)
-class IntervalLPResult:
+class IntervalLPResult(ResultMixin):
     """Job-duration offline optimum (max-weight interval scheduling with at most N jobs in service)."""
     value: float
     reward_rate: float
@@ -225,7 +226,7 @@ class IntervalLPResult:
 
 
 @dataclass
-class Decomposition:
+class Decomposition(ResultMixin):
     r"""Estimated decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` at one ``N``.
 
     ``C_long[c]`` and ``C_short[c]`` use the best lookahead policy ``best[c]`` at

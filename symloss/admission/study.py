@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..core.results import ResultMixin
 from ..core.validation import check_int
 from .results import Estimate
 
@@ -16,7 +17,7 @@ from .results import Estimate
 # ------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class LogFit:
+class LogFit(ResultMixin):
     r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/1.96,
     floored at a tenth of the median positive se);
     ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit."""
@@ -36,7 +37,29 @@ class LogFit:
 
 
 def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
-    """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares)."""
+    """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares).
+
+    Parameters
+    ----------
+    Ns : sequence of int
+        The system sizes (at least two).
+    estimates : sequence of Estimate
+        One estimate with a finite half-width per ``N``.
+    quantity : str
+        Name of the fitted quantity (for display).
+
+    Returns
+    -------
+    LogFit
+        Intercept, slope with its 95 % half-width, and the chi-square of the fit.
+
+    Examples
+    --------
+    >>> from symloss.admission.results import Estimate
+    >>> f = fit_log_n([10, 100, 1000], [Estimate(1.0, 0.1, 5), Estimate(2.0, 0.1, 5), Estimate(3.0, 0.1, 5)])
+    >>> round(f.slope * 2.302585, 6)              # one unit per decade
+    1.0
+    """
     Ns = np.asarray(Ns, dtype=float)
     y = np.array([e.value for e in estimates])
     se = np.array([e.half_width / 1.96 for e in estimates])
@@ -60,7 +83,7 @@ def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
 
 
 @dataclass
-class DecompositionStudy:
+class DecompositionStudy(ResultMixin):
     """Decompositions over several ``N`` with fits of each cost against ``ln N``."""
     decompositions: list
     fits: dict

@@ -49,6 +49,7 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat
 
+from .results import ResultMixin
 from .precision import (
     DEFAULT_DPS,
     PrecisionError,
@@ -64,7 +65,7 @@ from .precision import (
 from .validation import check_real
 
 __all__ = ["FixedPointResult", "OdeResult", "Enclosure", "certified_fixed_point", "solve", "enclose",
-           "float_fixed_point", "integrate_ode", "DefinitionMismatchWarning"]
+           "float_fixed_point", "start_point", "integrate_ode", "integrate_ode_checks", "DefinitionMismatchWarning"]
 
 _MAX_PREC = 1 << 16
 _GENERIC_MAX_VARIABLES = 400
@@ -80,7 +81,7 @@ class DefinitionMismatchWarning(UserWarning):
 # ==================================================================================================
 
 @dataclass
-class FixedPointResult:
+class FixedPointResult(ResultMixin):
     """A certified mean-field fixed point.
 
     Attributes
@@ -124,7 +125,7 @@ class FixedPointResult:
 
 
 @dataclass
-class OdeResult:
+class OdeResult(ResultMixin):
     """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,)."""
     t: np.ndarray
     x: np.ndarray
@@ -139,7 +140,7 @@ class OdeResult:
 
 
 @dataclass
-class Enclosure:
+class Enclosure(ResultMixin):
     """Enclosures valid for every load in ``[rho_lo, rho_hi]`` (:func:`enclose`).
 
     ``box`` is the certified box of ``y = log x`` (arb balls), ``blocking`` and ``log_blocking``

@@ -198,7 +198,7 @@ class MeanFieldModel:
 
     Numerics (:meth:`fixed_point`, :meth:`blocking`, :meth:`enclose`) use a registered accelerator
     for the model's class when one exists and its assumptions hold for this definition (checked,
-    see :mod:`symloss.meanfield.accelerators`), otherwise the generic certified solver
+    see ``symloss.meanfield.accelerators``), otherwise the generic certified solver
     (:func:`symloss.core.certify.certified_fixed_point`), which needs only the definition.
     """
 
@@ -651,6 +651,11 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
         ``"occupancy"`` (``x_k`` = fraction with ``k`` jobs, ``k = 0..C``) or ``"tail"``
         (``u_k`` = fraction with at least ``k`` jobs, ``k = 1..C``) enables fast finite-N state
         enumeration and the default initial state; then ``C`` is required.
+    C : int, optional
+        The capacity of a server (required for the occupancy and tail state kinds).
+    initial_state : callable, optional
+        ``rho -> state`` (floats in the order of ``variables``): a physical state from which the
+        mean-field ODE reaches the fixed point, used to start the float solve.
 
     Returns
     -------

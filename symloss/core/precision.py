@@ -2,7 +2,7 @@
 
 Every arbitrary-precision function in symloss
 
-* takes ``dps`` (decimal digits, default :data:`DEFAULT_DPS`), validated by :func:`check_dps`;
+* takes ``dps`` (decimal digits, default ``DEFAULT_DPS`` = 30), validated by :func:`check_dps`;
 * computes inside :func:`working` (``mpmath.workdps`` with guard digits), so the global
   ``mpmath.mp`` precision is never changed after the call returns;
 * returns :func:`rounded` values: ``mpmath.mpf`` rounded to ``dps`` significant digits;

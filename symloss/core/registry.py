@@ -24,9 +24,25 @@ __all__ = ["register_accelerator", "accelerator_for", "registered_accelerators"]
 _ACCELERATORS: dict = {}
 
 
-def register_accelerator(cls, accelerator) -> None:
-    """Register ``accelerator`` for models of class ``cls`` (and subclasses)."""
-    _ACCELERATORS[cls] = accelerator
+def register_accelerator(model_class, accelerator) -> None:
+    """Register ``accelerator`` for models of class ``model_class`` (and its subclasses).
+
+    Parameters
+    ----------
+    model_class : type
+        A :class:`~symloss.MeanFieldModel` subclass.
+    accelerator : object
+        An object with ``name``, ``applies(model)``, ``solve(model, rho, dps, residual)``,
+        ``verify(model, result, dps)`` and ``warn_on_mismatch(model)`` (module docstring).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.core.registry import accelerator_for
+    >>> accelerator_for(PowerOfD(2, 2)).name
+    'shooting'
+    """
+    _ACCELERATORS[model_class] = accelerator
 
 
 def accelerator_for(model):

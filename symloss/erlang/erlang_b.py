@@ -222,6 +222,18 @@ def log_erlang_b(C, a):
     Never underflows or overflows: :math:`\log E(10^6, 1) \approx -1.28 \cdot 10^7` is returned as
     such. Relative error of the logarithm is a few units in the last place.
 
+    Parameters
+    ----------
+    C : real >= 0 or array_like
+        Number of channels (real ``C`` uses the incomplete-gamma form).
+    a : real > 0 or array_like
+        Offered load; ``C`` and ``a`` broadcast against each other.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`\ln E(C, a)` (natural logarithm), a float for scalar input.
+
     Examples
     --------
     >>> from symloss import log_erlang_b
@@ -242,6 +254,18 @@ def erlang_b_float(C, a):
     subnormal, about :math:`4.9 \cdot 10^{-324}`); never NaN, inf, negative or above 1 for valid
     input. The relative error is about :math:`4 \epsilon (1 + |\ln E|)` (the conditioning of exp).
 
+    Parameters
+    ----------
+    C : real >= 0 or array_like
+        Number of channels.
+    a : real > 0 or array_like
+        Offered load; ``C`` and ``a`` broadcast against each other.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        :math:`E(C, a)`, a float for scalar input.
+
     Examples
     --------
     >>> from symloss import erlang_b_float
@@ -261,6 +285,18 @@ def erlang_b_expr(C, a):
 
     ``C`` is a non-negative integer (expanded sum) or an integer SymPy symbol (unevaluated
     ``Sum``); ``a`` is a SymPy symbol or number (numbers become exact rationals).
+
+    Parameters
+    ----------
+    C : int >= 0 or sympy.Symbol
+        Number of channels (an integer symbol gives the unevaluated ``Sum``).
+    a : sympy expression or number
+        Offered load.
+
+    Returns
+    -------
+    sympy.Expr
+        The Erlang-B formula.
 
     Examples
     --------
@@ -325,6 +361,22 @@ def erlang_b_derivative(C, a, *, wrt: str = "a", dps: int = DEFAULT_DPS):
     ``wrt="C"`` by mpmath numerical differentiation of the certified ``E`` at two precisions
     (raises :class:`~symloss.PrecisionError` when they disagree).
 
+    Parameters
+    ----------
+    C : real >= 0
+        Number of channels.
+    a : real > 0
+        Offered load.
+    wrt : {"a", "C"}
+        The variable of the derivative.
+    dps : int
+        Significant digits of the result.
+
+    Returns
+    -------
+    mpmath.mpf
+        The derivative to ``dps`` digits.
+
     Examples
     --------
     >>> from symloss import erlang_b_derivative
@@ -362,6 +414,18 @@ def erlang_b_capacity(a, eps) -> int:
     :math:`\varphi(\beta)/\Phi(\beta) = \varepsilon\sqrt{a}`), widened by doubling steps, then
     bisection on the float log form; the final answer is certified with balls:
     :math:`E(C, a) \le \varepsilon < E(C-1, a)`.
+
+    Parameters
+    ----------
+    a : real > 0
+        Offered load.
+    eps : real in (0, 1)
+        Target blocking probability.
+
+    Returns
+    -------
+    int
+        The smallest number of channels ``C`` with :math:`E(C, a) \le \varepsilon`.
 
     Examples
     --------
@@ -447,6 +511,20 @@ def erlang_b_load(C, eps, *, dps: int = DEFAULT_DPS):
     :math:`C/a - 1 + E`) from a float start, then a certificate: ball evaluations show
     :math:`E(C, a(1 - \delta)) < \varepsilon < E(C, a(1 + \delta))` with
     :math:`\delta = 10^{-dps-1}`, so the root lies within the returned digits (E is increasing in a).
+
+    Parameters
+    ----------
+    C : int >= 1
+        Number of channels.
+    eps : real in (0, 1)
+        Target blocking probability (a float is taken as its binary value).
+    dps : int
+        Significant digits of the result.
+
+    Returns
+    -------
+    mpmath.mpf
+        The load ``a`` with :math:`E(C, a) = \varepsilon`, ``dps`` certified digits.
 
     Examples
     --------

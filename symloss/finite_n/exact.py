@@ -10,6 +10,7 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
+from ..core.results import ResultMixin
 from ..core.stats import truncated_poisson_log_weights, truncated_poisson_weights
 from ..core.validation import check_int
 from .common import _check_common, conditional_blocking
@@ -19,7 +20,7 @@ from .common import _check_common, conditional_blocking
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class ExactFiniteNResult:
+class ExactFiniteNResult(ResultMixin):
     r"""Stationary solution of the occupancy-count CTMC (:func:`exact_finite_n`).
 
     ``blocking`` is :math:`\sum_n \pi(n) b(n)`; ``occupancy[k]`` is :math:`E[n_k]/N`;

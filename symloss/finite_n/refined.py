@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
 from .common import POLICIES, _to_float
 
@@ -14,7 +15,7 @@ from .common import POLICIES, _to_float
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class RefinedMeanFieldResult:
+class RefinedMeanFieldResult(ResultMixin):
     r"""The 1/N expansion :math:`B_N = B + V/N + O(1/N^2)` of the stationary blocking
     (:func:`refined_mean_field`).
 

@@ -58,6 +58,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.random import seed_sequence, spawn
+from ..core.results import ResultMixin
 from ..core.stats import t_interval, truncated_poisson_weights
 from ..core.validation import check_int
 from .common import N_BATCHES, _check_common, conditional_blocking
@@ -67,7 +68,7 @@ from .common import N_BATCHES, _check_common, conditional_blocking
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class SimulationResult:
+class SimulationResult(ResultMixin):
     """Result of :func:`simulate`.
 
     Attributes

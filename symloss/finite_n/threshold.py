@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.random import seed_sequence, spawn
+from ..core.results import ResultMixin
 from ..core.stats import t_quantile
 from ..core.validation import check_choice, check_int, check_real
 from .common import SAMPLINGS, _to_float
@@ -22,7 +23,7 @@ from .simulate import simulate
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class FiniteNThresholdResult:
+class FiniteNThresholdResult(ResultMixin):
     r"""Result of :func:`finite_n_threshold`.
 
     ``threshold`` is the largest load at which

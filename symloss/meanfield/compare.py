@@ -33,6 +33,7 @@ import sympy as sp
 
 from ..core.model import BSYM, RHO, MeanFieldModel
 from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, rounded, to_mpf
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 from .models import PowerOfD, RandomRouting, RetrialOfD
 
@@ -40,7 +41,7 @@ __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "D
 
 
 @dataclass
-class CrossingResult:
+class CrossingResult(ResultMixin):
     """Crossings of two models' blockings (:func:`crossing_loads`). ``C, d, dt`` are set for the
     retrial-vs-power shorthand; ``models`` names both models (``a`` first)."""
     C: Any
@@ -61,7 +62,7 @@ class CrossingResult:
 
 
 @dataclass
-class DominanceResult:
+class DominanceResult(ResultMixin):
     """Whether ``model_a`` blocks no more than ``model_b`` on ``[rho_min, rho_max]``
     (:func:`dominance`): ``holds``, the sign of ``log B_a - log B_b`` on each piece between the
     crossings, and the guarantee (a scan with certified samples: EVIDENCE over the range, not a
@@ -96,6 +97,19 @@ def _shorthand(C, d, dt):
     dt = check_int(dt, "dt", min_value=1, max_value=64)
     b = PowerOfD(C, d) if d > 1 else RandomRouting(C)
     return RetrialOfD(C, dt), b, (C, d, dt)
+
+
+def _keyword_shorthand(model_a, model_b, C, d, fname):
+    """``f(C=.., d=.., dt=..)``: the keyword spelling of the ``(C, d, dt)`` shorthand."""
+    if C is None and d is None:
+        if model_a is None:
+            raise TypeError(f"{fname}() needs two models, or the integers C, d, dt")
+        return model_a, model_b
+    if model_a is not None or model_b is not None:
+        raise TypeError(f"{fname}(): give either two models or C, d, dt, not both")
+    if C is None or d is None:
+        raise TypeError(f"{fname}(C=.., d=.., dt=..) needs all three of C, d and dt")
+    return C, d
 
 
 def _models(a, b, dt, fname):
@@ -284,13 +298,13 @@ def _scan(a, b, rho_min, rho_max):
     return sorted(sign_cells), n_eval, D
 
 
-def crossing_loads(model_a, model_b=None, dt=None, *, rho_min=0.01, rho_max=None, dps: int = DEFAULT_DPS,
-                   method: str = "auto") -> CrossingResult:
+def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_min=0.01, rho_max=None,
+                   dps: int = DEFAULT_DPS, method: str = "auto") -> CrossingResult:
     r"""Every load in ``[rho_min, rho_max]`` where the two models' blockings are equal.
 
     Call as ``crossing_loads(model_a, model_b)`` with any two :class:`~symloss.MeanFieldModel`, or
-    with the shorthand ``crossing_loads(C, d, dt)`` for ``RetrialOfD(C, dt)`` against
-    ``PowerOfD(C, d)``.
+    with the shorthand ``crossing_loads(C, d, dt)`` (or ``C=.., d=.., dt=..``) for
+    ``RetrialOfD(C, dt)`` against ``PowerOfD(C, d)``.
 
     Algorithm: :math:`D(\rho) = \log B_a - \log B_b` is sampled on a grid uniform in
     :math:`\log\rho` (64 cells per decade at least; float64 evaluations from the accelerators or the
@@ -309,7 +323,9 @@ def crossing_loads(model_a, model_b=None, dt=None, *, rho_min=0.01, rho_max=None
     the certified blockings agree there.
 
     Two identical models (same stationary system and blocking) are refused with a ``ValueError``.
+    The shorthand also reads as keywords: ``crossing_loads(C=3, d=2, dt=3)``.
     """
+    model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "crossing_loads")
     a, b, (C, d, dtt) = _models(model_a, model_b, dt, "crossing_loads")
     check_real(rho_min, "rho_min", lower=0, lower_open=True)
     dps = check_dps(dps)
@@ -350,7 +366,7 @@ def _leading_term(model):
     return blocking_expansion(model, 0, 1).terms[0]
 
 
-def threshold_load(model_a, model_b=None, dt=None, *, dps: int = DEFAULT_DPS, rho_max=None):
+def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: int = DEFAULT_DPS, rho_max=None):
     r"""The load above which ``model_a`` blocks strictly less than ``model_b`` at every larger load
     (in the mean field); exactly 0 where that holds for every load.
 
@@ -372,6 +388,7 @@ def threshold_load(model_a, model_b=None, dt=None, *, dps: int = DEFAULT_DPS, rh
     >>> threshold_load(2, 2, 3, dps=10)
     mpf('0.0')
     """
+    model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "threshold_load")
     if _is_int_like(model_a):
         check_int(model_a, "C", min_value=1, max_value=1000)
         d0 = check_int(model_b, "d", min_value=1, max_value=64)

@@ -57,6 +57,7 @@ import sympy as sp
 from flint import fmpq, fmpq_poly
 
 from ..core.precision import DEFAULT_DPS, check_dps, rounded, to_mpf
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 
 __all__ = ["blocking_series", "blocking_expansion", "BlockingSeries", "big_int_str"]
@@ -72,7 +73,7 @@ _MAX_TERMS = 64
 # ==================================================================================================
 
 @dataclass
-class BlockingSeries:
+class BlockingSeries(ResultMixin):
     r"""An asymptotic expansion of the mean-field blocking.
 
     :math:`B(\rho) = \sum_{i=1}^{n} a_i \rho^{k_i} + O(\rho^{k_{n+1}})` with exact rational

@@ -1,9 +1,9 @@
-"""Supermarket model on graphs (seed 002): mean field, graphs, simulation, distance to the ODE and
+"""Supermarket model on graphs (Budhiraja, Mukherjee and Wu, *Supermarket model on graphs*, 2019): mean field, graphs, simulation, distance to the ODE and
 the pair approximation.
 
 Modules: :mod:`.meanfield` (:class:`Supermarket`: the truncated mean-field ODE, its fixed point),
 :mod:`.graphs` (:func:`make_graph`, :class:`Graph`), :mod:`.simulate` (:func:`simulate_supermarket`,
-numba kernels in :mod:`._kernels`), :mod:`.distance` (:func:`ode_distance`), :mod:`.pair`
+numba kernels in ``symloss.supermarket._kernels``), :mod:`.distance` (:func:`ode_distance`), :mod:`.pair`
 (:func:`pair_approximation`).
 """
 from .distance import DistanceResult, ode_distance

@@ -302,8 +302,23 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
         undirected; self-loops are dropped with a warning).
     N : int
         Number of vertices (not used for a user graph).
+    k : int, optional
+        Degree of ``random_regular``, ``ring`` and ``torus``.
+    c : float, "ln" or "ln2", optional
+        Mean degree of ``erdos_renyi``.
     seed : int, SeedSequence or Generator, optional
         Randomness of the random families.
+
+    Returns
+    -------
+    Graph
+        The graph in compressed sparse row form (``complete`` stores no edges).
+
+    Examples
+    --------
+    >>> g = make_graph("random_regular", 1000, k=3, seed=1)
+    >>> g.N, g.min_degree, g.max_degree, g.n_edges
+    (1000, 3, 3, 1500)
 
     Notes
     -----

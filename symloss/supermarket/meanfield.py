@@ -1,4 +1,4 @@
-r"""Supermarket model on graphs (seed 002): mean field, pair approximation, graphs and simulation.
+r"""Supermarket model on graphs (Budhiraja, Mukherjee and Wu 2019): mean field, pair approximation, graphs and simulation.
 
 Model. Single-server FIFO queues with infinite buffers sit on the ``N`` vertices of a graph. Tasks
 arrive at every vertex ``v`` as a Poisson process of rate ``lam < 1``; a task arriving at ``v`` joins
@@ -40,6 +40,7 @@ from ..core.precision import (
     rounded,
     working,
 )
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 
 __all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIES"]
@@ -101,7 +102,7 @@ def _lam_sympy(lam):
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class SupermarketFixedPoint:
+class SupermarketFixedPoint(ResultMixin):
     """Fixed point of the mean-field ODE.
 
     Attributes
@@ -139,7 +140,7 @@ class SupermarketFixedPoint:
 
 
 @dataclass
-class OdeSolution:
+class OdeSolution(ResultMixin):
     """Solution of the truncated mean-field ODE.
 
     ``s[i, k]`` is ``s_k(t[i])`` for ``k = 0..K`` (column 0 is ``s_0 = 1``). ``tail_max`` is the
@@ -175,7 +176,7 @@ class Supermarket:
     lam : real in (0, 1)
         Arrival rate per server (service rate 1). ``Fraction``, ``str`` or ``mpf`` keep it exact.
     tail_tol : float, optional
-        Tail tolerance (default ``1e-15``): the truncation level :attr:`K` is the least ``K`` with
+        Tail tolerance (default ``1e-15``): the truncation level ``K`` is the least ``K`` with
         :math:`\sum_{k > K} s_k^* \le` ``tail_tol`` at the fixed point. Methods called with
         ``dps=`` tighten it to ``10^-(dps + 5)``.
 
@@ -355,7 +356,7 @@ class Supermarket:
         dps : int, optional
             ``None``: float64 with SciPy ``solve_ivp`` (DOP853, ``rtol``/``atol``). An integer:
             mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
-            precision (values in :attr:`OdeSolution.s_mp`).
+            precision (values in ``OdeSolution.s_mp``).
 
         The truncation level starts at ``max(K + 1, len(s0) + 1)`` and is doubled until the largest
         value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.precision import PrecisionError
+from ..core.results import ResultMixin
 from ..core.validation import check_int, check_real
 from .meanfield import Supermarket, _check_lam
 
@@ -15,7 +16,7 @@ from .meanfield import Supermarket, _check_lam
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
-class PairApproximationResult:
+class PairApproximationResult(ResultMixin):
     r"""Stationary point of the pair approximation.
 
     ``x[i, j]`` = probability that a vertex has ``i`` tasks and a given neighbour ``j``;
@@ -90,7 +91,26 @@ def pair_approximation(k: int, lam: float, *, tol: float = 1e-12) -> PairApproxi
     The stationary point is found by relaxing the ODE from the mean-field product state and
     polishing with Newton's method (normalisation replacing one equation); the truncation ``K``
     is doubled until :math:`P(Q = K) <` ``tol``. Derived here from the model description; the
-    ring (``k = 2``) value at ``lam = 0.7`` is about 1.255 (``MATH.md`` §5).
+    ring (``k = 2``) value at ``lam = 0.7`` is about 1.255.
+
+    Parameters
+    ----------
+    k : int >= 1
+        Degree of the regular graph.
+    lam : float in (0, 1)
+        Arrival rate per vertex (service rate 1).
+    tol : float
+        Largest mass allowed at the truncation level ``K``.
+
+    Returns
+    -------
+    PairApproximationResult
+        The stationary pair law, its tails and mean queue length.
+
+    Examples
+    --------
+    >>> round(pair_approximation(3, 0.7).mean_queue_length, 4)
+    1.2022
     """
     k = check_int(k, "k", min_value=1)
     lam = float(_check_lam(lam))

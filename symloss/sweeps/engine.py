@@ -40,6 +40,7 @@ import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from ..core.results import ResultMixin
 from .functions import _call, resolve_function
 from .grid import Grid
 from .records import canonical_params, to_jsonable
@@ -242,7 +243,7 @@ class _Store:
 # ------------------------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
-class SweepSummary:
+class SweepSummary(ResultMixin):
     """What one call of :func:`sweep` did.
 
     Attributes
@@ -307,13 +308,13 @@ def _as_points(points) -> list[dict]:
 
 def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", scheduler=None,
           progress: bool = True, resume: bool = True, workers: int | None = None,
-          name: str | None = None) -> SweepSummary:
+          name: str | None = None, check: bool = True) -> SweepSummary:
     """Evaluate ``func(**point)`` at every point of ``grid``, writing each result to ``store`` at once.
 
     Parameters
     ----------
     func : callable or str
-        The function, or its name (see :func:`resolve_function`): ``"threshold"`` ->
+        The function, or its name (see :func:`~symloss.sweeps.functions.resolve_function`): ``"threshold"`` ->
         :func:`symloss.threshold_load`, ``"blocking"`` -> ``Policy(C, d).blocking(rho)``, ``"simulate"`` ->
         :func:`symloss.simulate`, ``"admission"`` -> a quantity of :class:`symloss.OverloadedLossNetwork`,
         ``"erlang"`` -> :func:`symloss.erlang_b`, or ``"package.module:function"``. With
@@ -339,11 +340,24 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         Worker processes (``processes``, and ``dask`` with a LocalCluster); default: the usable CPUs.
     name : str, optional
         The function's key in the store instead of ``"module:qualname"`` (e.g. for a lambda).
+    check : bool
+        Check the grid before anything runs (default): every point against the function's signature
+        and, for the named symloss functions, every value against its documented range
+        (:func:`symloss.sweeps.checks.check_grid`); a bad grid raises one ``ValueError`` and no point
+        is launched (nor is the store created).
 
     Returns
     -------
     SweepSummary
         Counts, elapsed time and the run id; ``.frame()`` loads the rows as a DataFrame.
+
+    Raises
+    ------
+    ValueError
+        A bad grid (unknown or missing arguments, values out of range; see ``check``), a bad executor
+        or worker count.
+    TypeError
+        A function that is not callable or (processes executor) not picklable by reference.
 
     Notes
     -----
@@ -386,6 +400,9 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     func_name = name or func_name
     points = _as_points(grid)
     keys = list(dict.fromkeys(canonical_params(p) for p in points))  # dedupe, keep order
+    if check:
+        from .checks import check_grid
+        check_grid(fn, [json.loads(k) for k in keys], func_name=func_name)
     if executor == "processes":
         main = sys.modules.get("__main__")
         main_file = getattr(main, "__file__", None)
@@ -654,7 +671,7 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         The SQLite file written by :func:`sweep`.
     func : str, optional
         Keep the rows of this function only (its ``"module:qualname"`` key, or a name that
-        :func:`resolve_function` resolves).
+        :func:`~symloss.sweeps.functions.resolve_function` resolves).
     status : {"done", "failed"}, optional
         Keep the rows with this status only.
     expand : bool
@@ -670,6 +687,15 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         Columns: the parameters, ``result`` (or ``result.*``), ``status``, ``error``, ``func``,
         ``started`` / ``finished`` (UTC timestamps), ``elapsed`` (seconds), ``worker``, ``version``,
         ``attempts``, ``run``.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from symloss.sweeps import sweep, grid
+    >>> path = os.path.join(tempfile.mkdtemp(), "c.sqlite")
+    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    >>> load_sweep(path)[["n", "k", "result", "status"]].values.tolist()
+    [[4, 2, 6, 'done'], [5, 2, 10, 'done']]
     """
     import pandas as pd
 
@@ -757,10 +783,35 @@ def _func_key(func, conn) -> str:
 def sweep_status(store) -> dict:
     """Counts per function and the runs of a store, as plain data (what ``symloss sweep --status`` prints).
 
-    Returns ``{"store", "functions": [{"func", "done", "failed", "mean_elapsed", "first_error"}],
-    "runs": [{"id", "func", "executor", "workers", "started", "finished", "state", "n_grid",
-    "n_skipped", "n_done", "n_failed", "host", "pid"}], "integrity": "ok" | message}``. A run still
-    marked ``running`` whose process no longer exists on this host is reported as ``killed``.
+    Parameters
+    ----------
+    store : str or Path
+        An SQLite file written by :func:`sweep`.
+
+    Returns
+    -------
+    dict
+        ``{"store", "functions": [{"func", "done", "failed", "mean_elapsed", "first_error"}],
+        "runs": [{"id", "func", "executor", "workers", "started", "finished", "state", "n_grid",
+        "n_skipped", "n_done", "n_failed", "host", "pid"}], "integrity": "ok" | message}``. A run still
+        marked ``running`` whose process no longer exists on this host is reported as ``killed``.
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``store`` does not exist.
+    ValueError
+        When it is not a sweep store.
+
+    Examples
+    --------
+    >>> import tempfile, os
+    >>> from symloss.sweeps import sweep, grid
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.sqlite")
+    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    >>> st = sweep_status(path)
+    >>> st["functions"][0]["done"], st["integrity"]
+    (2, 'ok')
     """
     conn = _connect(store, create=False)
     try:

@@ -36,24 +36,81 @@ def _policy(policy: str, C, d=None):
 def blocking(policy: str, C, rho, d=None, dps: int = 30):
     """Mean-field blocking of a policy at load ``rho``: ``Policy(C[, d]).blocking(rho, dps=dps)``.
 
-    ``policy`` is ``"random"``, ``"retrial"``, ``"power"`` or ``"jsq"`` (the names of
-    :func:`symloss.simulate`); the classes are :class:`symloss.RandomRouting`, :class:`symloss.RetrialOfD`,
-    :class:`symloss.PowerOfD` and :class:`symloss.JSQ`.
+    Parameters
+    ----------
+    policy : {"random", "retrial", "power", "jsq"}
+        The names of :func:`symloss.simulate`; the classes are :class:`symloss.RandomRouting`,
+        :class:`symloss.RetrialOfD`, :class:`symloss.PowerOfD` and :class:`symloss.JSQ`.
+    C : int
+        Capacity of each server.
+    rho : real > 0
+        Load per server.
+    d : int, optional
+        Attempts (retrial) or samples (power); required for those two.
+    dps : int
+        Significant digits.
+
+    Returns
+    -------
+    mpmath.mpf
+        The certified mean-field blocking.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> mpmath.nstr(blocking("random", 2, 1, dps=10), 10)      # E(2, 1) = 1/5
+    '0.2'
     """
     return _policy(policy, C, d).blocking(rho, dps=dps)
 
 
 def fixed_point(policy: str, C, rho, d=None, dps: int = 30):
-    """Mean-field fixed point of a policy: ``Policy(C[, d]).fixed_point(rho, dps=dps)`` (as a dict)."""
+    """Mean-field fixed point of a policy: ``Policy(C[, d]).fixed_point(rho, dps=dps)``.
+
+    Parameters
+    ----------
+    policy, C, rho, d, dps :
+        As in :func:`blocking`.
+
+    Returns
+    -------
+    FixedPointResult
+        Stored in a sweep through its ``to_dict()``.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> mpmath.nstr(fixed_point("retrial", 2, 1, d=2, dps=20).blocking, 20)   # (2^(1/3) - 1)^2
+    '0.067558952178453145217'
+    """
     return _policy(policy, C, d).fixed_point(rho, dps=dps)
 
 
 def admission(N, lam_H, lam_L, r_H, r_L, mu=1.0, quantity: str = "online_optimal", **kwargs):
-    """One quantity of the overloaded loss network with admission control (seed 001).
+    """One quantity of the overloaded loss network with admission control (Bray 2026).
 
     Builds ``symloss.OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu)`` and returns
-    ``getattr(network, quantity)(**kwargs)``: e.g. ``quantity="online_optimal"``, ``"fluid_reward"``,
-    ``"trunk_reservation"`` with ``K=...``.
+    ``getattr(network, quantity)(**kwargs)``.
+
+    Parameters
+    ----------
+    N, lam_H, lam_L, r_H, r_L, mu :
+        The network (see :class:`symloss.OverloadedLossNetwork`).
+    quantity : str
+        A public method: ``"online_optimal"`` (default), ``"fluid_reward"``, ``"trunk_reservation"``
+        (with ``K=...``), ``"decomposition"`` (with ``horizon=``, ``replications=``, ``seed=``), ...
+    **kwargs
+        The method's arguments.
+
+    Returns
+    -------
+    object
+        What the method returns (a result object, stored through its ``to_dict()``).
+
+    Examples
+    --------
+    >>> admission(10, 0.5, 1.0, 2.0, 1.0, quantity="fluid_reward")
+    15.0
     """
     import symloss
     net = symloss.OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu=mu)
@@ -117,11 +174,24 @@ def _import_path(path: str):
 
 
 def resolve_function(func):
-    """Return ``(callable, name)``: ``name`` is ``"module:qualname"``, the function's key in the store.
+    """The function a sweep calls, and its key in the store.
 
-    ``func`` is a callable, a name from :data:`FUNCTIONS` (``"threshold"``, ``"blocking"``, ``"simulate"``,
-    ``"admission"``, ``"erlang"``, ...), a public name of :mod:`symloss`, or a dotted path
-    ``"package.module:function"``. Modules are imported now, at call time.
+    Parameters
+    ----------
+    func : callable or str
+        A callable, a name from :data:`FUNCTIONS` (``"threshold"``, ``"blocking"``, ``"simulate"``,
+        ``"admission"``, ``"erlang"``, ...), a public name of :mod:`symloss`, or a dotted path
+        ``"package.module:function"``. Modules are imported now, at call time.
+
+    Returns
+    -------
+    (callable, str)
+        The function and ``"module:qualname"``.
+
+    Examples
+    --------
+    >>> resolve_function("math:comb")[1]
+    'math:comb'
     """
     if isinstance(func, str):
         if not func.strip():

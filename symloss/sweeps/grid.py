@@ -34,6 +34,11 @@ class Grid(Sequence):
     together), and combine them: ``a * b`` is the product of two grids (their keys must differ),
     ``a + b`` the concatenation, ``a.filter(pred)`` keeps the points where ``pred(point)`` is true.
 
+    Parameters
+    ----------
+    points : iterable of mappings
+        The points, in order.
+
     Examples
     --------
     >>> from symloss.sweeps import grid, zip_grid
@@ -142,12 +147,47 @@ def grid(**axes) -> Grid:
 
     ``grid(C=range(1, 101), d=[2, 3], rho=np.linspace(0.5, 2, 16), dps=30)`` has 100 * 2 * 16 points;
     the first axis varies slowest. Combine with :func:`zip_grid` through ``*`` and ``+``.
+
+    Parameters
+    ----------
+    **axes
+        Parameter name -> a scalar or a sequence of values.
+
+    Returns
+    -------
+    Grid
+
+    Examples
+    --------
+    >>> g = grid(C=[2, 3], d=2, rho=[0.5, 1.0])
+    >>> len(g), g[1]
+    (4, {'C': 2, 'd': 2, 'rho': 1.0})
     """
     return Grid.product(**axes)
 
 
 def zip_grid(**axes) -> Grid:
-    """Axes that advance together: ``zip_grid(d=[2, 3], dt=[3, 4])`` is the two points (2, 3), (3, 4)."""
+    """Axes that advance together (same lengths; scalars repeat).
+
+    Parameters
+    ----------
+    **axes
+        Parameter name -> a scalar or a sequence of values.
+
+    Returns
+    -------
+    Grid
+
+    Raises
+    ------
+    ValueError
+        When two sequences have different lengths.
+
+    Examples
+    --------
+    >>> list(zip_grid(d=[2, 3], dt=[3, 4]))
+    [{'d': 2, 'dt': 3}, {'d': 3, 'dt': 4}]
+    """
     return Grid.zip(**axes)
 
 

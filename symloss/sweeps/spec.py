@@ -12,7 +12,8 @@ from .grid import Grid, _linspace, _round12
 # TOML specs (used by ``symloss sweep SPEC.toml``)
 # ------------------------------------------------------------------------------------------------
 
-_SPEC_KEYS = {"function", "store", "executor", "workers", "scheduler", "name", "resume", "progress", "grid"}
+_SPEC_KEYS = {"function", "store", "executor", "workers", "scheduler", "name", "resume", "progress", "check",
+              "grid"}
 
 
 def _spec_axis(name: str, value):
@@ -52,6 +53,20 @@ def spec_grid(table: Mapping) -> Grid:
     """The grid of a TOML spec's ``[grid]`` table: the product of its axes and of its zip groups.
 
     ``zip`` inside ``[grid]`` (``[grid.zip]`` or several ``[[grid.zip]]``) holds axes that advance together.
+
+    Parameters
+    ----------
+    table : mapping
+        The ``[grid]`` table: axis name -> list, scalar or ``{range|linspace|logspace|geomspace|values}``.
+
+    Returns
+    -------
+    Grid
+
+    Examples
+    --------
+    >>> len(spec_grid({"C": {"range": [2, 5]}, "rho": {"linspace": [0.5, 1.5, 3]}, "zip": {"d": [2, 3], "dt": [3, 4]}}))
+    18
     """
     if not isinstance(table, Mapping):
         raise TypeError(f"[grid] must be a table, got {type(table).__name__}")
@@ -68,9 +83,33 @@ def spec_grid(table: Mapping) -> Grid:
 
 
 def load_spec(path) -> dict:
-    """Read and check a TOML sweep spec; returns the keyword arguments of :func:`sweep` plus ``func``.
+    """Read and check a TOML sweep spec.
 
-    A relative ``store`` is taken relative to the spec file's directory.
+    Parameters
+    ----------
+    path : str or Path
+        The spec (see ``docs/sweep.md`` and ``examples/spec.toml``). A relative ``store`` is taken
+        relative to the spec file's directory.
+
+    Returns
+    -------
+    dict
+        The keyword arguments of :func:`~symloss.sweeps.engine.sweep` plus ``func`` and ``grid``.
+
+    Raises
+    ------
+    ValueError
+        For invalid TOML, unknown keys, or a missing ``function`` or ``[grid]``.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "s.toml")
+    >>> with open(path, "w") as fh:
+    ...     _ = fh.write('function = "threshold"\\n[grid]\\nC = [2, 3]\\nd = 2\\ndt = 3\\n')
+    >>> kw = load_spec(path)
+    >>> kw["func"], len(kw["grid"]), os.path.basename(kw["store"])
+    ('threshold', 2, 's.sqlite')
     """
     import tomllib
     path = Path(path)
@@ -91,7 +130,7 @@ def load_spec(path) -> dict:
         store = path.parent / store
     out = {"func": spec["function"], "grid": spec_grid(spec["grid"]), "store": str(store),
            "executor": spec.get("executor", "processes")}
-    for k in ("workers", "scheduler", "name", "resume", "progress"):
+    for k in ("workers", "scheduler", "name", "resume", "progress", "check"):
         if k in spec:
             out[k] = spec[k]
     return out

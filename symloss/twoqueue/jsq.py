@@ -66,6 +66,7 @@ from ..core.precision import (
     to_arb,
     to_mpf,
 )
+from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
 from .levels import level_law_float
 
@@ -200,7 +201,7 @@ def _zero_like(x):
 
 
 @dataclass
-class TwoQueueDistribution:
+class TwoQueueDistribution(ResultMixin):
     r"""Stationary distribution of :class:`TwoQueueJSQ` computed by one method.
 
     Attributes

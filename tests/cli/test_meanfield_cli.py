@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import mpmath
 import pytest
@@ -184,7 +185,8 @@ def test_threshold_bad_input(capsys, argv, match):
     assert code == 2 and match in err
 
 
-def test_table_files_and_progress(capsys, tmp_path):
+def test_table_files_and_progress(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("SYMLOSS_PROGRESS", "1")       # bars are only drawn on a terminal otherwise
     jpath, cpath = tmp_path / "t.json", tmp_path / "t.csv"
     code, out, err = run(capsys, "table", "--C", "1:2", "--d", "2", "--dt", "d+1", "--dps", "10",
                          "--json", str(jpath), "--csv", str(cpath))
@@ -195,8 +197,9 @@ def test_table_files_and_progress(capsys, tmp_path):
     data = json.loads(jpath.read_text())
     assert [(r["C"], r["d"], r["dt"]) for r in data["rows"]] == [(1, 2, 3), (2, 2, 3)]
     assert all(mpmath.mpf(r["threshold"]) == 0 and r["error"] is None for r in data["rows"])
-    with open(cpath, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    assert data["provenance"]["dps"] == 10 and data["provenance"]["command"].startswith("symloss table")
+    with open(cpath, newline="") as fh:   # provenance as '#' lines first
+        rows = list(csv.DictReader(line for line in fh if not line.startswith("#")))
     assert [r["C"] for r in rows] == ["1", "2"] and rows[0]["threshold"] == data["rows"][0]["threshold"]
 
 
@@ -240,7 +243,10 @@ def test_parsers():
 def test_derive_power_latex(capsys):
     code, out, _ = run(capsys, "derive", "--policy", "power", "--C", "2", "--d", "2", "--latex")
     assert code == 0
-    assert out.count(r"\begin{aligned}") == out.count(r"\end{aligned}") >= 4
+    # complete display environments (no bare aligned outside math mode)
+    envs = re.findall(r"\\begin\{(\w+\*?)\}", out)
+    assert len(envs) >= 4 and set(envs) <= {"align*", "multline*", "equation*"} and "aligned" not in envs
+    assert len(envs) == len(re.findall(r"\\end\{(\w+\*?)\}", out))
     assert r"\rho" in out and "u_{1}" in out and "&=" in out
     # stationary equations of power-of-2 at C = 2 and the eliminant's extreme terms
     assert r"- \rho u_{1}^{2} + \rho - u_{1} + u_{2} &= 0" in out

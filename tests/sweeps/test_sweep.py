@@ -201,7 +201,11 @@ def test_blocking_adaptor_builds_the_policy(tmp_path, monkeypatch):
     g = grid(policy="retrial", C=2, d=[2, 3], rho=0.5, dps=25) + grid(policy="jsq", C=2, rho=4.0)
     g = g + grid(policy="retrial", C=2, rho=1.0) + grid(policy="nope", C=2, rho=1.0)
     store = tmp_path / "b.sqlite"
-    s = sweep("blocking", g, store=store, executor="serial", progress=False)
+    with pytest.raises(ValueError, match="2 of 5 points are invalid: policy 'retrial' needs d"):
+        sweep("blocking", g, store=store, executor="serial", progress=False)   # checked before it runs
+    assert not store.exists()
+    # the adaptor's own errors, with the grid check switched off: recorded as failed points
+    s = sweep("blocking", g, store=store, executor="serial", progress=False, check=False)
     assert (s.n_done, s.n_failed) == (3, 2)
     df = load_sweep(store).set_index("params_json")
     assert df.loc['{"C":2,"d":2,"dps":25,"policy":"retrial","rho":0.5}', "result"] == "0.08333333333333333333333333"
@@ -248,7 +252,9 @@ def test_admission_adaptor(tmp_path):
     g = grid(**base, quantity="fluid_reward") + grid(**base, quantity="trunk_reservation", K=[1, 2])
     g = g + grid(**base, quantity="_private") + grid(**base, quantity="no_such_quantity")
     store = tmp_path / "adm.sqlite"
-    s = sweep("admission", g, store=store, executor="serial", progress=False)
+    with pytest.raises(ValueError, match="quantity must name a method of OverloadedLossNetwork"):
+        sweep("admission", g, store=store, executor="serial", progress=False)
+    s = sweep("admission", g, store=store, executor="serial", progress=False, check=False)
     assert s.func == "symloss.sweeps.functions:admission" and (s.n_done, s.n_failed) == (3, 2)
     df = load_sweep(store).set_index("params_json")
     by = {json.loads(k).get("K", json.loads(k)["quantity"]): row for k, row in df.iterrows()}
@@ -645,7 +651,13 @@ def test_cli_spec_status_export(tmp_path, capsys):
         k = [1, 2, 9]
         tag = ["a", "b", "c"]
     """))
-    assert main(["sweep", str(spec), "--no-progress"]) == 1  # k = 9 > n is fine (0); tag is not a param
+    # tag is not a parameter of math.comb: one error before anything runs, no store written
+    assert main(["sweep", str(spec), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "'tag' is not an argument of comb(n, k)" in err and err.count("\n") == 1
+    assert not (tmp_path / "comb.sqlite").exists()
+    # forced (--no-check): every point fails and is stored as failed
+    assert main(["sweep", str(spec), "--no-progress", "--no-check"]) == 1  # k = 9 > n is fine (0)
     out = capsys.readouterr()
     assert "9 points" in out.out and "9 failed" in out.out and "rerun" in out.err
     spec.write_text(spec.read_text().replace('tag = ["a", "b", "c"]', ""))
@@ -665,7 +677,10 @@ def test_cli_spec_status_export(tmp_path, capsys):
     csv = tmp_path / "out.csv"
     assert main(["sweep", "--export", str(store), "--csv", str(csv)]) == 0
     import pandas as pd
-    back = pd.read_csv(csv)
+    assert csv.read_text().startswith("# symloss: ")          # provenance lines first
+    from symloss.core.provenance import read_provenance_lines
+    assert read_provenance_lines(csv)["store"] == str(store)
+    back = pd.read_csv(csv, comment="#")
     assert len(back) == 18 and {"n", "k", "tag", "result", "status", "error", "elapsed", "version"} <= set(back)
     pytest.importorskip("pyarrow")
     pq = tmp_path / "out.parquet"

@@ -1,21 +1,35 @@
-"""Mean-field retrial-of-d / power-of-d subcommands (seed 000).
+"""Mean-field retrial-of-d / power-of-d subcommands (Cuesta, Jonckheere, Prabhu and Brun, *Retrials in
+Loss Systems: Mean-Field Analysis, Erlang Bounds, and Power-of-d Comparison*, 2026).
 
-* ``symloss blocking --policy retrial|power|random|jsq --C 2 --d 3 --rho 1.5 --dps 40``
-* ``symloss threshold --C 3 --d 2 --dt 3 [--dps 30]``
-* ``symloss table --C 1:10 --d 2:4 --dt d+1:d+2 [--json PATH] [--csv PATH]``
-* ``symloss derive --policy power --C 2 --d 2 [--latex]``
+* ``symloss blocking --policy retrial|power|random|jsq --C 2 --d 3 --rho 1.5 --dps 40 [--json] [--latex]``
+* ``symloss threshold --C 3 --d 2 --dt 3 [--dps 30] [--json]``
+* ``symloss table --C 1:10 --d 2:4 --dt d+1:d+2 [--json [PATH]] [--csv [PATH]] [--latex [PATH]]``
+* ``symloss derive --policy power --C 2 --d 2 [--latex [PATH]] [--standalone] [--width PT] [--json]``
 
 Integers and ranges are parsed here (not by argparse) so that every bad value gets an error that
 names the option, the value and the valid range. Loads are read exactly (decimal or ``p/q``).
 """
 from __future__ import annotations
 
-import ast
-import csv
-import json
-import sys
 import time
-from fractions import Fraction
+
+from .._common import (
+    STDOUT,
+    CliError,
+    add_output,
+    add_progress,
+    fmt_number,
+    outputs,
+    parse_dps,
+    parse_int,
+    parse_load,
+    parse_range,
+    progress_bar,
+    write_json,
+    write_text,
+)
+
+__all__ = ["parse_int", "parse_load", "parse_range", "parse_dps", "make_model", "POLICIES", "register"]
 
 POLICIES = ("retrial", "power", "random", "jsq")
 MAX_C = 100_000
@@ -23,122 +37,30 @@ MAX_D = 64
 
 
 # ==================================================================================================
-# parsing helpers (public for the tests: they raise ValueError with a clear message)
+# models
 # ==================================================================================================
-
-def parse_int(text, name: str, *, min_value: int = 1, max_value: int | None = None) -> int:
-    """An integer option such as ``--C 3``; ``3.0`` is accepted, ``2.5``/``nan``/``x`` are not."""
-    rng = f">= {min_value}" if max_value is None else f"in [{min_value}, {max_value}]"
-    s = str(text).strip()
-    try:
-        v = int(s)
-    except ValueError:
-        try:
-            f = Fraction(s)
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{name} must be an integer {rng}, got {text!r}") from None
-        if f.denominator != 1:
-            raise ValueError(f"{name} must be an integer {rng}, got {text!r} (not an integer)") from None
-        v = int(f)
-    if v < min_value or (max_value is not None and v > max_value):
-        raise ValueError(f"{name} must be an integer {rng}, got {v}")
-    return v
-
-
-def parse_load(text, name: str = "--rho") -> Fraction:
-    """A load ``rho > 0`` read exactly: ``1.5``, ``3/2``, ``1e-3``. ``nan``, ``inf``, ``0`` and
-    negative values are rejected."""
-    s = str(text).strip()
-    low = s.lower()
-    if low in ("nan", "+nan", "-nan") or "inf" in low:
-        raise ValueError(f"{name} must be a finite real number > 0, got {text!r}")
-    try:
-        v = Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{name} must be a real number > 0 such as 1.5, 3/2 or 1e-3, got {text!r}") from None
-    if v <= 0:
-        raise ValueError(f"{name} must be a real number > 0, got {text!r}")
-    return v
-
-
-def parse_dps(text) -> int:
-    return parse_int(text, "--dps", min_value=5, max_value=100_000)
-
-
-def _eval_int_expr(text: str, name: str, d: int | None) -> int:
-    """Evaluate an integer expression in ``d`` (``d+1``, ``2*d``, ``d-1``, ``4``)."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except SyntaxError:
-        raise ValueError(f"{name}: cannot read {text!r} (use integers, d, +, -, *)") from None
-
-    def ev(node):
-        if isinstance(node, ast.Expression):
-            return ev(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
-            return node.value
-        if isinstance(node, ast.Name) and node.id == "d":
-            if d is None:
-                raise ValueError(f"{name}: 'd' is only allowed in --dt, got {text!r}")
-            return d
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            v = ev(node.operand)
-            return -v if isinstance(node.op, ast.USub) else v
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-            a, b = ev(node.left), ev(node.right)
-            return a + b if isinstance(node.op, ast.Add) else (a - b if isinstance(node.op, ast.Sub) else a * b)
-        raise ValueError(f"{name}: cannot read {text!r} (use integers, d, +, -, *)")
-    return ev(tree)
-
-
-def parse_range(text, name: str, *, d: int | None = None, min_value: int = 1, max_value: int | None = None) -> list:
-    """Inclusive integer ranges: ``1:10`` -> 1..10, ``1:10:3`` -> 1, 4, 7, 10, ``2,5,7`` -> a list,
-    ``4`` -> [4]. With ``d`` given, endpoints may be expressions in ``d`` (``d+1:d+2``)."""
-    s = str(text).strip()
-    if not s:
-        raise ValueError(f"{name} must be a range such as 1:10, got an empty string")
-    out: list = []
-    for part in s.split(","):
-        pieces = part.split(":")
-        if len(pieces) not in (1, 2, 3) or any(not p.strip() for p in pieces):
-            raise ValueError(f"{name} must look like A, A:B or A:B:STEP (inclusive), got {text!r}")
-        vals = [_eval_int_expr(p, name, d) for p in pieces]
-        if len(vals) == 1:
-            out.append(vals[0])
-            continue
-        lo, hi = vals[0], vals[1]
-        step = vals[2] if len(vals) == 3 else 1
-        if step < 1:
-            raise ValueError(f"{name}: the step must be >= 1, got {step} in {text!r}")
-        if hi < lo:
-            raise ValueError(f"{name}: empty range {text!r} (end {hi} < start {lo})")
-        out.extend(range(lo, hi + 1, step))
-    rng = f">= {min_value}" if max_value is None else f"in [{min_value}, {max_value}]"
-    for v in out:
-        if v < min_value or (max_value is not None and v > max_value):
-            where = f" (with d = {d})" if d is not None else ""
-            raise ValueError(f"{name} values must be integers {rng}, got {v} from {text!r}{where}")
-    return list(dict.fromkeys(out))
-
 
 def make_model(policy: str, C: int, d: int | None):
     """The model object for ``--policy`` (``d`` is required for retrial/power, must be 1 or absent
     for random/jsq)."""
     import symloss
     if policy not in POLICIES:
-        raise ValueError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
+        raise CliError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     if policy in ("random", "jsq"):
         if d not in (None, 1):
-            raise ValueError(f"--d is not used by --policy {policy} (it samples no servers); omit it or use --d 1")
+            raise CliError(f"--d is not used by --policy {policy} (it samples no servers); omit it or use --d 1")
         return symloss.RandomRouting(C) if policy == "random" else symloss.JSQ(C)
     if d is None:
-        raise ValueError(f"--policy {policy} needs --d (number of attempts / samples, integer >= 1)")
+        raise CliError(f"--policy {policy} needs --d (number of attempts / samples, integer >= 1)")
     return symloss.RetrialOfD(C, d) if policy == "retrial" else symloss.PowerOfD(C, d)
 
 
-def _fmt(x, dps: int) -> str:
-    import mpmath
-    return mpmath.nstr(x, dps, min_fixed=-5, max_fixed=8)
+_fmt = fmt_number
+
+
+
+POLICY_TEXT = {"retrial": "Retrial-of-$d$", "power": "Power-of-$d$", "random": "Random routing",
+               "jsq": "Join the shortest queue (fluid JSQ)"}
 
 
 # ==================================================================================================
@@ -146,109 +68,132 @@ def _fmt(x, dps: int) -> str:
 # ==================================================================================================
 
 def _run_blocking(args) -> int:
+    from ...core.provenance import provenance
+    missing = [opt for opt, v in (("--C", args.C), ("--rho", args.rho)) if v is None]
+    if missing:
+        raise CliError(f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} required "
+                       "(e.g. --policy retrial --C 2 --d 3 --rho 1.5)")
     C = parse_int(args.C, "--C", min_value=1, max_value=MAX_C)
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
     rho = parse_load(args.rho)
     dps = parse_dps(args.dps)
+    outs = outputs(args, "json", "latex")
     model = make_model(args.policy, C, d)
-    if args.json or args.fixed_point:
+    if outs or args.fixed_point:
         res = model.fixed_point(rho, dps=dps)
-        if args.json:
-            print(json.dumps({"policy": args.policy, "C": C, "d": model.d, "rho": str(rho), **res.to_dict()}, indent=2))
-        else:
+        if "json" in outs:
+            write_json(outs["json"], {"policy": args.policy, "C": C, "d": model.d, "rho": str(rho), **res.to_dict()},
+                       provenance=provenance(dps=dps))
+        if "latex" in outs:
+            write_text(outs["latex"], _provenance_comment(dps) + res.to_latex())
+        if STDOUT in outs.values():
+            return 0
+        if args.fixed_point:
             print(f"blocking = {_fmt(res.blocking, dps)}")
             for var, x in zip(model.variables, res.x):
                 print(f"{var} = {_fmt(x, dps)}")
             print(f"residual = {_fmt(res.residual, 3)}")
             print(f"method: {res.method}")
+        else:
+            print(_fmt(res.blocking, dps))
         return 0
     print(_fmt(model.blocking(rho, dps=dps), dps))
     return 0
+
+
+def _provenance_comment(dps=None) -> str:
+    from ...core.provenance import provenance, provenance_lines
+    return "\n".join(provenance_lines(provenance(dps=dps), prefix="% ")) + "\n"
 
 
 # ==================================================================================================
 # threshold and table
 # ==================================================================================================
 
-def _threshold_row(C, d, dt, dps):
-    import symloss
-    t0 = time.perf_counter()
-    row = {"C": C, "d": d, "dt": dt, "threshold": None, "error": None}
-    try:
-        row["threshold"] = symloss.threshold_load(C, d, dt, dps=dps)
-    except (ValueError, ArithmeticError) as exc:
-        row["error"] = f"{type(exc).__name__}: {exc}"
-    row["seconds"] = round(time.perf_counter() - t0, 3)
-    return row
-
-
 def _run_threshold(args) -> int:
+    from ...core.provenance import provenance
     C = parse_int(args.C, "--C", min_value=1, max_value=1000)
     d = parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
     dt = parse_int(args.dt, "--dt", min_value=1, max_value=MAX_D)
     dps = parse_dps(args.dps)
     if dt <= d:
-        raise ValueError(f"--dt must be > --d (got d={d}, dt={dt}): for dt <= d power-of-d never blocks "
-                         "more than retrial-of-dt, so there is no threshold")
+        raise CliError(f"--dt must be > --d (got d={d}, dt={dt}): for dt <= d power-of-d never blocks "
+                       "more than retrial-of-dt, so there is no threshold")
+    outs = outputs(args, "json")
     import symloss
     t0 = time.perf_counter()
     thr = symloss.threshold_load(C, d, dt, dps=dps)
     secs = time.perf_counter() - t0
-    if args.json:
-        print(json.dumps({"C": C, "d": d, "dt": dt, "dps": dps, "threshold": _fmt(thr, dps),
-                          "seconds": round(secs, 3)}, indent=2))
-    else:
-        print(_fmt(thr, dps))
+    if "json" in outs:
+        write_json(outs["json"], {"C": C, "d": d, "dt": dt, "dps": dps, "threshold": _fmt(thr, dps),
+                                  "seconds": round(secs, 3)}, provenance=provenance(dps=dps))
+        if outs["json"] == STDOUT:
+            return 0
+    print(_fmt(thr, dps))
     return 0
 
 
-def _row_out(row, dps):
-    thr = row["threshold"]
-    return {"C": row["C"], "d": row["d"], "dt": row["dt"],
-            "threshold": None if thr is None else _fmt(thr, dps),
-            "seconds": row["seconds"], "error": row["error"]}
-
-
 def _run_table(args) -> int:
+    from ...sweeps.tables import THRESHOLD_HEADERS, threshold_table
     Cs = parse_range(args.C, "--C", min_value=1, max_value=1000)
     ds = parse_range(args.d, "--d", min_value=1, max_value=MAX_D)
     dps = parse_dps(args.dps)
-    jobs = []
+    dts = {}
     for d in ds:
-        dts = parse_range(args.dt, "--dt", d=d, min_value=1, max_value=MAX_D)
-        for dt in dts:
-            if dt <= d:
-                raise ValueError(f"--dt must give values > d; {args.dt!r} gives dt = {dt} for d = {d}")
-            jobs.extend((C, d, dt) for C in Cs)
-    jobs.sort()
-    from tqdm import tqdm
-    rows = []
-    with tqdm(total=len(jobs), file=sys.stderr, desc="thresholds", unit="load",
-              disable=args.no_progress) as bar:
-        for C, d, dt in jobs:
-            bar.set_postfix_str(f"C={C} d={d} dt={dt}")
-            rows.append(_row_out(_threshold_row(C, d, dt, dps), dps))
+        dts[d] = parse_range(args.dt, "--dt", d=d, min_value=1, max_value=MAX_D)
+        bad = [t for t in dts[d] if t <= d]
+        if bad:
+            raise CliError(f"--dt must give values > d; {args.dt!r} gives dt = {bad[0]} for d = {d}")
+    outs = outputs(args, "json", "csv", "latex")
+    n = sum(len(Cs) * len(v) for v in dts.values())
+    with progress_bar(args, total=n, desc="thresholds", unit="load") as bar:
+        def step(i, total, row):
+            bar.set_postfix_str(f"C={row['C']} d={row['d']} dt={row['dt']}")
             bar.update(1)
-    # stdout: an aligned text table
+        table = threshold_table(Cs, ds, lambda d: dts[d], dps=dps, progress=step)
+    rows = table.rows()
+    if "json" in outs:
+        table.to_json(None if outs["json"] == STDOUT else outs["json"])
+        if outs["json"] == STDOUT:
+            print(table.to_json())
+    if "csv" in outs:
+        if outs["csv"] == STDOUT:
+            import io
+            buf = io.StringIO()
+            _csv_to(table, buf)
+            print(buf.getvalue(), end="")
+        else:
+            table.to_csv(outs["csv"])
+    if "latex" in outs:
+        body = table.to_latex(columns=["C", "d", "dt", "threshold"], headers=THRESHOLD_HEADERS)
+        write_text(outs["latex"], _provenance_comment(dps) + body)
+    if STDOUT not in outs.values():
+        print(_text_table(table))
+    return 0 if not any(r["error"] for r in rows) else 1
+
+
+def _csv_to(table, fh) -> None:
+    import csv
+
+    from ...core.provenance import provenance_lines
+    for line in provenance_lines(table.meta["provenance"]):
+        fh.write(line + "\n")
+    w = csv.DictWriter(fh, fieldnames=table.columns)
+    w.writeheader()
+    for r in table.to_dict()["rows"]:
+        w.writerow({k: "" if v is None else v for k, v in r.items()})
+
+
+def _text_table(table) -> str:
+    rows = table.to_dict()["rows"]
     width = max([len("threshold")] + [len(r["threshold"] or "-") for r in rows])
-    print(f"{'C':>5} {'d':>3} {'dt':>3}  {'threshold':<{width}}  {'seconds':>8}")
+    out = [f"{'C':>5} {'d':>3} {'dt':>3}  {'threshold':<{width}}  {'seconds':>8}"]
     for r in rows:
         line = f"{r['C']:>5} {r['d']:>3} {r['dt']:>3}  {(r['threshold'] or '-'):<{width}}  {r['seconds']:>8.2f}"
         if r["error"]:
             line += f"  ({r['error']})"
-        print(line)
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"dps": dps, "definition": "threshold_load(C, d, dt): the load above which "
-                       "retrial-of-dt blocks strictly less than power-of-d (mean field); 0 if at every load",
-                       "rows": rows}, fh, indent=2)
-    if args.csv:
-        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
-            w = csv.DictWriter(fh, fieldnames=["C", "d", "dt", "threshold", "seconds", "error"])
-            w.writeheader()
-            for r in rows:
-                w.writerow(r)
-    return 0 if not any(r["error"] for r in rows) else 1
+        out.append(line)
+    return "\n".join(out)
 
 
 # ==================================================================================================
@@ -261,77 +206,127 @@ def _run_derive(args) -> int:
         return _derive(args)
 
 
+def _model_title(model, latex: bool) -> str:
+    import sympy as sp
+    if not latex:
+        return f"{model!r}: variables {', '.join(map(str, model.variables))}; blocking B = {model.blocking_expr()}"
+    params = f"$C = {model.C}$" + (f", $d = {model.d}$" if model.name in ("retrial", "power") else "")
+    vars_ = ", ".join(f"${sp.latex(v)}$" for v in model.variables)
+    return (f"{POLICY_TEXT.get(model.name, model.name)}, {params}: variables {vars_}; "
+            f"blocking $B = {sp.latex(model.blocking_expr())}$")
+
+
 def _derive(args) -> int:
     import sympy as sp
 
+    from ...core.latex import document, math_block
+    from ...core.provenance import provenance, provenance_lines
     from ...meanfield.series import blocking_series
+    if args.C is None:
+        raise CliError("--C is required (e.g. --policy power --C 2 --d 2)")
     C = parse_int(args.C, "--C", min_value=1, max_value=MAX_C)
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
-    model = make_model(args.policy, C, d)
     n_series = parse_int(args.series, "--series", min_value=0, max_value=20)
-    latex = args.latex
-    out = []
-
-    def title(text):
-        out.append(("% " if latex else "") + text)
-
-    def block(exprs):
-        if latex:
-            out.append(r"\begin{aligned}")
-            for i, e in enumerate(exprs):
-                if isinstance(e, sp.Equality):
-                    s = sp.latex(e.lhs) + " &= " + sp.latex(e.rhs)
-                else:
-                    s = "& " + sp.latex(e)
-                out.append(s + (r" \\" if i < len(exprs) - 1 else ""))
-            out.append(r"\end{aligned}")
-        else:
-            for e in exprs:
-                out.append("  " + (f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" if isinstance(e, sp.Equality) else sp.sstr(e)))
-        out.append("")
-
-    title(f"{model!r}: variables {', '.join(map(str, model.variables))}; blocking B = {model.blocking_expr()}")
-    out.append("")
+    width = parse_int(args.width, "--width", min_value=100, max_value=2000)
+    if args.standalone and args.latex is None:
+        raise CliError("--standalone is used with --latex (a whole LaTeX document)")
+    outs = outputs(args, "latex", "json")
+    model = make_model(args.policy, C, d)
+    Bsym = sp.Symbol("B", positive=True)
+    sections = []   # (plain title, latex title, equations)
     if args.policy == "jsq":
-        title("fluid JSQ (join the shortest queue): blocking")
-        block([sp.Eq(sp.Symbol("B"), model.blocking_expr())])
+        sections.append(("fluid JSQ (join the shortest queue): blocking", "Blocking of fluid JSQ",
+                         [sp.Eq(sp.Symbol("B"), model.blocking_expr())]))
     else:
-        title("stationary equations (drift = 0, from the model's transitions)")
-        block(model.stationary_equations())
+        sections.append(("stationary equations (drift = 0, from the model's transitions)",
+                         "Stationary equations (drift $= 0$, from the model's transitions)",
+                         list(model.stationary_equations())))
     if args.policy in ("retrial", "random") and model.d > 1:
-        title("relation between rho and the per-server load a (p = E(C, a), B = p^d)")
-        block([sp.Eq(model.cubic_in_a().as_expr(), 0)])
+        sections.append(("relation between rho and the per-server load a (p = E(C, a), B = p^d)",
+                         r"Relation between $\rho$ and the per-server load $a$ ($p = E(C, a)$, $B = p^d$)",
+                         [sp.Eq(model.cubic_in_a().as_expr(), 0)]))
     if args.policy == "power" and model.d > 1 and not args.no_eliminant:
-        title("polynomial in s = u_C after eliminating u_1 .. u_{C-1} (B = s^d)")
-        block([sp.Eq(sp.factor(model.quartic().as_expr()), 0)])
+        sections.append(("polynomial in s = u_C after eliminating u_1 .. u_{C-1} (B = s^d)",
+                         r"Polynomial in $s = u_C$ after eliminating $u_1, \dots, u_{C-1}$ ($B = s^d$)",
+                         [sp.Eq(sp.factor(model.quartic().as_expr()), 0)]))
     if args.policy != "jsq" and not args.no_eliminant:
-        title("eliminant P(rho, B) = 0 (the factor that vanishes on the physical branch)")
-        block([sp.Eq(sp.collect(model.eliminant().as_expr(), sp.Symbol("B", positive=True)), 0)])
-    if n_series:
-        for at in (0, sp.oo):
-            title(f"expansion of the blocking at rho -> {'0' if at == 0 else 'oo'}")
-            block([sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series))])
+        sections.append(("eliminant P(rho, B) = 0 (the factor that vanishes on the physical branch)",
+                         r"Eliminant $P(\rho, B) = 0$ (the factor that vanishes on the physical branch)",
+                         [sp.Eq(sp.collect(model.eliminant().as_expr(), Bsym), 0)]))
+    for at in (0, sp.oo) if n_series else ():
+        where, where_tex = ("0", "0") if at == 0 else ("oo", r"\infty")
+        sections.append((f"expansion of the blocking at rho -> {where}",
+                         rf"Expansion of the blocking at $\rho \to {where_tex}$",
+                         [sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series))]))
+    prov = provenance()
+    if "json" in outs:
+        data = {"model": repr(model), "policy": args.policy, "C": C, "d": model.d,
+                "variables": [str(v) for v in model.variables], "blocking": str(model.blocking_expr()),
+                "sections": [{"title": t, "equations": [_eq_json(e) for e in eqs]} for t, _, eqs in sections]}
+        write_json(outs["json"], data, provenance=prov)
+    if "latex" in outs:
+        parts = []
+        for title, title_tex, eqs in sections:
+            if args.standalone:
+                parts.append(r"\subsection*{" + title_tex + "}")
+            else:
+                parts.append("% " + title)
+            parts.append(math_block(eqs, width=float(width)))
+            parts.append("")
+        body = "\n".join(parts).rstrip() + "\n"
+        comment = "\n".join(line[2:] for line in provenance_lines(prov))
+        if args.standalone:
+            text = document(r"\noindent " + _model_title(model, True) + "\n\n" + body, comment=comment,
+                            packages=("amsmath", "amssymb"))
+        else:
+            text = "\n".join("% " + ln for ln in comment.splitlines()) + "\n% " + _model_title(model, False) + \
+                "\n\n" + body
+        write_text(outs["latex"], text)
+    if STDOUT in outs.values():
+        return 0
+    out = [_model_title(model, False), ""]
+    for title, _, eqs in sections:
+        out.append(title)
+        for e in eqs:
+            out.append("  " + (f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" if isinstance(e, sp.Equality) else sp.sstr(e)))
+        out.append("")
     print("\n".join(out).rstrip())
     return 0
+
+
+def _eq_json(e) -> dict:
+    import sympy as sp
+    if isinstance(e, sp.Equality):
+        return {"lhs": sp.sstr(e.lhs), "rhs": sp.sstr(e.rhs), "latex": sp.latex(e)}
+    return {"expr": sp.sstr(e), "latex": sp.latex(e)}
 
 
 # ==================================================================================================
 # registration
 # ==================================================================================================
 
+def _model_options(p, *, rho: bool = True, dps_default: str | None = "30") -> None:
+    p.add_argument("--policy", required=True, choices=POLICIES, help="load-balancing policy")
+    p.add_argument("--C", default=None, help="capacity of each server, integer >= 1 (required)")
+    p.add_argument("--d", default=None, help="attempts (retrial) or samples (power), integer >= 1")
+    if rho:
+        p.add_argument("--rho", default=None,
+                       help="load per server, real > 0 (decimal or p/q, read exactly; required)")
+    if dps_default is not None:
+        p.add_argument("--dps", default=dps_default,
+                       help=f"significant digits, integer in [5, 100000] (default {dps_default})")
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "blocking", help="mean-field blocking of retrial-of-d, power-of-d, random routing or JSQ",
-        description="Stationary mean-field blocking probability (seed 000) at load RHO to DPS "
-                    "significant digits, certified by ball arithmetic (values far below the float "
-                    "range are printed exactly as well).")
-    p.add_argument("--policy", required=True, choices=POLICIES, help="load-balancing policy")
-    p.add_argument("--C", required=True, help="capacity of each server, integer >= 1")
-    p.add_argument("--d", default=None, help="attempts (retrial) or samples (power), integer >= 1")
-    p.add_argument("--rho", required=True, help="load per server, real > 0 (decimal or p/q, read exactly)")
-    p.add_argument("--dps", default="30", help="significant digits, integer >= 5 (default 30)")
+        description="Stationary mean-field blocking probability (Cuesta, Jonckheere, Prabhu and Brun 2026) at "
+                    "load RHO to DPS significant digits, certified by ball arithmetic (values far below the "
+                    "float range are printed exactly as well).")
+    _model_options(p)
     p.add_argument("--fixed-point", action="store_true", help="also print the occupancy vector and the residual")
-    p.add_argument("--json", action="store_true", help="print the fixed point as JSON")
+    add_output(p, "json", "the fixed point as JSON (with provenance)")
+    add_output(p, "latex", "the fixed point as a LaTeX table")
     p.set_defaults(func=_run_blocking)
 
     p = sub.add_parser(
@@ -341,34 +336,41 @@ def register(sub) -> None:
     p.add_argument("--C", required=True, help="capacity, integer in [1, 1000]")
     p.add_argument("--d", required=True, help="samples of power-of-d, integer >= 1")
     p.add_argument("--dt", required=True, help="attempts of retrial-of-dt, integer > d")
-    p.add_argument("--dps", default="30", help="significant digits, integer >= 5 (default 30)")
-    p.add_argument("--json", action="store_true", help="print JSON (with the run time)")
+    p.add_argument("--dps", default="30", help="significant digits, integer in [5, 100000] (default 30)")
+    add_output(p, "json", "JSON with the run time and the provenance")
     p.set_defaults(func=_run_threshold)
 
     p = sub.add_parser(
         "table", help="table of threshold loads over ranges of C, d and dt",
         description="Threshold loads for every C, d, dt in inclusive ranges (A:B, A:B:STEP, or a "
                     "comma list); --dt may be relative to d (d+1:d+2). A progress bar goes to "
-                    "stderr, the table to stdout. Exit status 1 if any entry failed.")
+                    "stderr, the table to stdout. Exit status 1 if any entry failed. CSV files start "
+                    "with '#' provenance lines: read them with pandas.read_csv(path, comment='#').")
     p.add_argument("--C", required=True, help="capacities, e.g. 1:10")
     p.add_argument("--d", required=True, help="power-of-d sample counts, e.g. 2:4")
     p.add_argument("--dt", required=True, help="retrial attempts, e.g. d+1:d+2 or 3:5")
-    p.add_argument("--dps", default="20", help="significant digits, integer >= 5 (default 20)")
-    p.add_argument("--json", metavar="PATH", default=None, help="also write the table as JSON")
-    p.add_argument("--csv", metavar="PATH", default=None, help="also write the table as CSV")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--dps", default="20", help="significant digits, integer in [5, 100000] (default 20)")
+    add_output(p, "json", "the table as JSON (with provenance)")
+    add_output(p, "csv", "the table as CSV ('#' provenance lines first)")
+    add_output(p, "latex", "the table as a LaTeX tabular (booktabs)")
+    add_progress(p)
     p.set_defaults(func=_run_table)
 
     p = sub.add_parser(
         "derive", help="stationary equations, eliminant and expansions of a mean-field model",
         description="Print the stationary equations generated from the model's transitions, the "
                     "scalar reduction (retrial: relation in a; power: polynomial in u_C), the "
-                    "eliminant P(rho, B) and the expansions of B at rho -> 0 and rho -> oo; "
-                    "LaTeX with --latex. The eliminant grows quickly with C and d (--no-eliminant).")
-    p.add_argument("--policy", required=True, choices=POLICIES)
-    p.add_argument("--C", required=True, help="capacity, integer >= 1")
-    p.add_argument("--d", default=None, help="attempts / samples, integer >= 1")
-    p.add_argument("--latex", action="store_true", help="LaTeX output (aligned environments)")
+                    "eliminant P(rho, B) and the expansions of B at rho -> 0 and rho -> oo. "
+                    "--latex gives complete display environments (align*, multline*; amsmath only) with "
+                    "long sums broken over lines to fit --width points; --standalone a whole document. "
+                    "The eliminant grows quickly with C and d (--no-eliminant).")
+    _model_options(p, rho=False, dps_default=None)
+    add_output(p, "latex", "LaTeX display environments (amsmath)")
+    p.add_argument("--standalone", action="store_true", help="with --latex: a whole document (pdflatex-ready)")
+    p.add_argument("--width", default="300",
+                   help="with --latex: target line width in points (default 300 for a 345pt single column; "
+                        "about 220 for a two-column layout)")
+    add_output(p, "json", "the equations as JSON (text and LaTeX)")
     p.add_argument("--no-eliminant", action="store_true", help="skip the resultant computations")
     p.add_argument("--series", default="2", help="number of terms of the expansions (0: none; default 2)")
     p.set_defaults(func=_run_derive)

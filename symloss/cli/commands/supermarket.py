@@ -1,4 +1,5 @@
-"""``symloss supermarket``: the supermarket model on graphs (seed 002).
+"""``symloss supermarket``: the supermarket model on graphs (Budhiraja, Mukherjee and Wu, *Supermarket
+model on graphs*, 2019).
 
 * ``symloss supermarket meanfield --d 2 --lam 0.7 [--dps 40] [--json]``
 * ``symloss supermarket pair --k 3 --lam 0.7``
@@ -7,18 +8,23 @@
 """
 from __future__ import annotations
 
-import json
-import sys
-from fractions import Fraction
+from .._common import (
+    STDOUT,
+    CliError,
+    Stages,
+    add_output,
+    add_progress,
+    outputs,
+    parse_dps,
+    parse_int,
+    parse_real,
+    parse_seed,
+    write_json,
+)
 
 
 def _lam(text: str):
-    s = str(text).strip()
-    try:
-        v = Fraction(s)
-    except (ValueError, ZeroDivisionError):
-        raise ValueError(f"--lam must be a number in (0, 1) such as 0.7 or 7/10, got {text!r}") from None
-    return v
+    return parse_real(text, "--lam", lower=0, upper=1, lower_open=True, upper_open=True, example="0.7 or 7/10")
 
 
 def _c(text):
@@ -26,72 +32,90 @@ def _c(text):
         return None
     if text in ("ln", "ln2"):
         return text
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"--c must be a number, 'ln' or 'ln2', got {text!r}") from None
+    return float(parse_real(text, "--c", lower=0, lower_open=True, example="8, 'ln' or 'ln2'"))
 
 
 def _run(args) -> int:
+    import mpmath
+
     import symloss
     from symloss.supermarket import Supermarket
-    try:
-        lam = _lam(args.lam)
+
+    from ...core.provenance import provenance
+    if args.lam is None:
+        raise CliError("--lam is required (arrival rate per server in (0, 1), e.g. 0.7)")
+    lam = _lam(args.lam)
+    d = parse_int(args.d, "--d", min_value=1, max_value=1000)
+    dps = parse_dps(args.dps)
+    k = None if args.k is None else parse_int(args.k, "--k", min_value=1)
+    N = parse_int(args.N, "--N", min_value=1)
+    seed = parse_seed(args.seed)
+    t_end = float(parse_real(args.t_end, "--t-end", lower=0, lower_open=True, max_magnitude=1e9))
+    T = float(parse_real(args.T, "--T", lower=0, lower_open=True, max_magnitude=1e9))
+    runs = parse_int(args.runs, "--runs", min_value=1, max_value=100_000)
+    outs = outputs(args, "json")
+    if args.what == "pair" and k is None:
+        raise CliError("supermarket pair needs --k (the degree of the regular graph)")
+    with Stages(args, [args.what], f"supermarket {args.what}") as st:
+        st.start(args.what)
         if args.what == "meanfield":
-            m = Supermarket(args.d, lam)
-            fp = m.fixed_point(args.dps)
-            import mpmath
-            out = {"d": args.d, "lam": str(lam),
-                   "mean_queue_length": mpmath.nstr(m.mean_queue_length(args.dps), args.dps),
-                   "sojourn_time": mpmath.nstr(m.sojourn_time(args.dps), args.dps), "K": fp.K,
+            m = Supermarket(d, lam)
+            fp = m.fixed_point(dps)
+            out = {"d": d, "lam": str(lam), "dps": dps,
+                   "mean_queue_length": mpmath.nstr(m.mean_queue_length(dps), dps),
+                   "sojourn_time": mpmath.nstr(m.sojourn_time(dps), dps), "K": fp.K,
                    "tail_bound": mpmath.nstr(fp.tail_bound, 5), "symbolic_check": fp.symbolic_check,
-                   "s": [mpmath.nstr(x, args.dps) for x in fp.s]}
+                   "s": [mpmath.nstr(x, dps) for x in fp.s]}
+            prov = provenance(dps=dps)
         elif args.what == "pair":
-            r = symloss.pair_approximation(args.k, float(lam))
+            r = symloss.pair_approximation(k, float(lam))
             out = r.to_dict()
             out["mean_field"] = float(Supermarket(2, lam).mean_queue_length(15))
+            prov = provenance()
         elif args.what == "simulate":
-            g = symloss.make_graph(args.family, args.N, k=args.k, c=_c(args.c), seed=args.seed)
-            r = symloss.simulate_supermarket(g, d=args.d, lam=float(lam), t_end=args.t_end, seed=args.seed,
-                                             replace=args.replace)
-            out = {"graph": r.graph, "d": r.d, "lam": r.lam, "mean_queue_length": r.mean_queue_length,
+            g = symloss.make_graph(args.family, N, k=k, c=_c(args.c), seed=seed)
+            r = symloss.simulate_supermarket(g, d=d, lam=float(lam), t_end=t_end, seed=seed, replace=args.replace)
+            out = {"graph": r.graph, "d": r.d, "lam": r.lam, "seed": seed, "mean_queue_length": r.mean_queue_length,
                    "ci95": list(r.ci), "events": r.events, "events_per_second": r.events_per_second,
-                   "mean_field": float(Supermarket(args.d, lam).mean_queue_length(15)),
+                   "mean_field": float(Supermarket(d, lam).mean_queue_length(15)),
                    "stationary_s": r.stationary_s[:8].tolist()}
+            prov = provenance(seed=seed)
         else:
-            r = symloss.ode_distance(args.family, N=args.N, k=args.k, c=_c(args.c), d=args.d, lam=float(lam),
-                                     T=args.T, runs=args.runs, seed=args.seed,
-                                     mode="annealed" if args.annealed else "quenched")
-            out = {k: v for k, v in r.to_dict().items() if k != "graphs"}
-    except (ValueError, TypeError) as exc:
-        print(f"symloss supermarket: error: {exc}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(out, indent=2, default=str))
-    else:
-        for k, v in out.items():
-            print(f"{k:>20}: {v}")
+            r = symloss.ode_distance(args.family, N=N, k=k, c=_c(args.c), d=d, lam=float(lam), T=T, runs=runs,
+                                     seed=seed, mode="annealed" if args.annealed else "quenched")
+            out = {key: v for key, v in r.to_dict().items() if key != "graphs"}
+            out["seed"] = seed
+            prov = provenance(seed=seed)
+        st.done()
+    if "json" in outs:
+        write_json(outs["json"], out, provenance=prov)
+        if outs["json"] == STDOUT:
+            return 0
+    for key, v in out.items():
+        print(f"{key:>20}: {v}")
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("supermarket", help="supermarket model on graphs (seed 002)",
+    p = sub.add_parser("supermarket", help="supermarket model on graphs (JSQ(d) with neighbours)",
                        description="Mean field, pair approximation, simulation on graphs and the distance "
-                                   "to the mean-field ODE for JSQ(d) on graphs.")
-    p.add_argument("what", choices=["meanfield", "pair", "simulate", "distance"])
-    p.add_argument("--d", type=int, default=2, help="number of queues compared (default 2)")
-    p.add_argument("--lam", required=True, help="arrival rate per server in (0, 1), e.g. 0.7 or 7/10")
-    p.add_argument("--dps", type=int, default=30, help="digits for meanfield (default 30)")
-    p.add_argument("--k", type=int, default=None, help="degree (pair, random_regular, ring, torus)")
+                                   "to the mean-field ODE for JSQ(d) on graphs (Budhiraja, Mukherjee and Wu, "
+                                   "Supermarket model on graphs, 2019).")
+    p.add_argument("what", choices=["meanfield", "pair", "simulate", "distance"], help="what to compute")
+    p.add_argument("--d", default="2", help="number of queues compared, integer >= 1 (default 2)")
+    p.add_argument("--lam", default=None, help="arrival rate per server in (0, 1), e.g. 0.7 or 7/10 (required)")
+    p.add_argument("--dps", default="30", help="digits for meanfield, integer in [5, 100000] (default 30)")
+    p.add_argument("--k", default=None, help="degree (pair, random_regular, ring, torus)")
     p.add_argument("--family", default="complete", help="graph family (complete, random_regular, "
                                                       "erdos_renyi, ring, torus)")
-    p.add_argument("--N", type=int, default=1000, help="number of vertices")
+    p.add_argument("--N", default="1000", help="number of vertices (default 1000)")
     p.add_argument("--c", default=None, help="Erdos-Renyi mean degree: a number, 'ln' or 'ln2'")
-    p.add_argument("--t-end", type=float, default=100.0, help="simulated time (simulate)")
-    p.add_argument("--T", type=float, default=10.0, help="horizon (distance)")
-    p.add_argument("--runs", type=int, default=4, help="runs (distance)")
+    p.add_argument("--t-end", default="100", help="simulated time (simulate; default 100)")
+    p.add_argument("--T", default="10", help="horizon (distance; default 10)")
+    p.add_argument("--runs", default="4", help="runs (distance; default 4)")
     p.add_argument("--annealed", action="store_true", help="new graph per run (distance)")
     p.add_argument("--replace", action="store_true", help="sample neighbours with replacement")
-    p.add_argument("--seed", type=int, default=None)
-    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--seed", default="0", help="seed of the graph and the simulation, integer >= 0 (default 0)")
+    add_output(p, "json", "the results as JSON with provenance")
+    add_progress(p)
     p.set_defaults(func=_run)

@@ -1,11 +1,11 @@
 """``symloss sweep``: run a parameter sweep from a TOML spec, show a store's status, export it.
 
     symloss sweep SPEC.toml [--executor processes|serial|dask] [--workers N] [--scheduler ADDR]
-                            [--store PATH] [--no-resume] [--no-progress]
-    symloss sweep --status STORE [--json]
-    symloss sweep --export STORE (--csv OUT | --parquet OUT) [--function NAME] [--only done|failed]
+                            [--store PATH] [--no-resume] [--no-progress] [--json [PATH]]
+    symloss sweep --status STORE [--json [PATH]]
+    symloss sweep --export STORE (--csv [OUT] | --parquet OUT) [--function NAME] [--only done|failed]
 
-A spec (see docs/sweep.md)::
+A spec (see docs/sweep.md and examples/spec.toml)::
 
     function = "threshold"            # a name (symloss.sweep.FUNCTIONS), a symloss name or "module:function"
     store = "thresholds.sqlite"       # relative to the spec's directory
@@ -26,75 +26,116 @@ import json
 import sys
 from datetime import datetime, timezone
 
+from .._common import (
+    STDOUT,
+    CliError,
+    add_output,
+    add_progress,
+    check_readable,
+    check_writable,
+    outputs,
+    parse_int,
+    write_json,
+)
+
 
 def register(sub) -> None:
     p = sub.add_parser(
         "sweep", help="run a parameter sweep from a TOML spec into a resumable SQLite store",
         description="Evaluate a symloss function over a grid (TOML spec), writing every point to an SQLite "
-                    "store at once; rerunning resumes. --status and --export read a store.")
+                    "store at once; rerunning resumes. The grid is checked against the function's signature "
+                    "and parameter ranges before the first point runs. --status and --export read a store. "
+                    "Example: symloss sweep examples/spec.toml")
     p.add_argument("spec", nargs="?", metavar="SPEC.toml", help="the sweep spec to run")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--status", metavar="STORE", help="print the points and runs stored in STORE")
     mode.add_argument("--export", metavar="STORE", help="export STORE as a table (with --csv or --parquet)")
     fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--csv", metavar="OUT", help="with --export: write a CSV file")
+    add_output(fmt, "csv", "with --export: CSV ('#' provenance lines first)")
     fmt.add_argument("--parquet", metavar="OUT", help="with --export: write a Parquet file (needs pyarrow)")
     p.add_argument("--function", dest="only_func", metavar="NAME",
                    help="with --export: only the rows of this function")
     p.add_argument("--only", choices=["done", "failed"], help="with --export: only rows with this status")
-    p.add_argument("--json", action="store_true", help="with --status: print JSON instead of a table")
+    add_output(p, "json", "the run summary (with --status the store's status, with --export the rows) as JSON with "
+                          "provenance")
     p.add_argument("--executor", choices=["processes", "serial", "dask"], help="override the spec's executor")
-    p.add_argument("--workers", type=int, help="override the spec's number of workers")
+    p.add_argument("--workers", default=None, help="override the spec's number of workers")
     p.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (implies --executor dask)")
     p.add_argument("--store", help="override the spec's store path")
     p.add_argument("--no-resume", action="store_true", help="recompute points already done")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--no-check", action="store_true",
+                   help="do not check the grid against the function before starting (not recommended)")
+    add_progress(p)
     p.set_defaults(func=run)
 
 
 def run(args) -> int:
-    try:
-        return _run(args)
-    except FileNotFoundError as exc:
-        print(f"symloss sweep: error: {exc}", file=sys.stderr)
-        return 2
+    return _run(args)
 
 
 def _run(args) -> int:
     import importlib
+
+    from ...core.provenance import provenance, provenance_lines
     sw = importlib.import_module("symloss.sweeps")
 
     if args.status:
         _reject(args, "--status", ("spec", "csv", "parquet", "only_func", "only"))
+        outs = outputs(args, "json")
+        check_readable(args.status, "--status")
         status = sw.sweep_status(args.status)
-        if args.json:
-            print(json.dumps(status, indent=2, default=str))
-        else:
-            print(_format_status(status))
+        if "json" in outs:
+            write_json(outs["json"], status, provenance=provenance(store=args.status))
+            if outs["json"] == STDOUT:
+                return 0 if status["integrity"] == "ok" else 1
+        print(_format_status(status))
         return 0 if status["integrity"] == "ok" else 1
     if args.export:
         _reject(args, "--export", ("spec",))
-        if not (args.csv or args.parquet):
-            raise ValueError("--export needs --csv OUT or --parquet OUT")
+        if not (args.csv or args.parquet or args.json):
+            raise CliError("--export needs --csv [OUT], --json [OUT] or --parquet OUT")
+        check_readable(args.export, "--export")
+        outs = outputs(args, "csv", "json")
+        if args.parquet:
+            check_writable(args.parquet, "--parquet")
         frame = sw.load_sweep(args.export, func=args.only_func, status=args.only)
         frame = _flat_frame(frame, parquet=bool(args.parquet))
+        prov = provenance(store=args.export, function=args.only_func, status=args.only)
+        if args.json:
+            rows = json.loads(frame.to_json(orient="records", date_format="iso", default_handler=str))
+            write_json(outs["json"], {"store": args.export, "rows": rows}, provenance=prov)
+            if outs["json"] == STDOUT:
+                return 0
         if args.csv:
-            frame.to_csv(args.csv, index=False)
+            if args.csv == STDOUT:
+                sys.stdout.write("\n".join(provenance_lines(prov)) + "\n")
+                frame.to_csv(sys.stdout, index=False)
+                return 0
+            with open(args.csv, "w", encoding="utf-8", newline="") as fh:
+                fh.write("\n".join(provenance_lines(prov)) + "\n")
+                frame.to_csv(fh, index=False)
             out = args.csv
-        else:
+        elif args.parquet:
             try:
                 frame.to_parquet(args.parquet, index=False)
             except ImportError as exc:
-                raise ValueError(f"--parquet needs pyarrow (pip install pyarrow): {exc}") from exc
+                raise CliError(f"--parquet needs pyarrow (pip install pyarrow): {exc}") from exc
+            _parquet_provenance(args.parquet, prov)
             out = args.parquet
-        print(f"wrote {len(frame)} rows, {frame.shape[1]} columns to {out}")
+        if args.csv or args.parquet:
+            print(f"wrote {len(frame)} rows, {frame.shape[1]} columns to {out}")
+        else:
+            print(f"wrote {len(frame)} rows to {outs['json']}")
         return 0
     if not args.spec:
-        raise ValueError("give a SPEC.toml to run, or --status STORE, or --export STORE --csv/--parquet OUT")
+        raise CliError("give a SPEC.toml to run (e.g. symloss sweep examples/spec.toml), or --status STORE, "
+                       "or --export STORE --csv/--parquet OUT")
     for flag, opt in (("csv", "--csv"), ("parquet", "--parquet"), ("only_func", "--function"),
                       ("only", "--only")):
         if getattr(args, flag):
-            raise ValueError(f"{opt} is only used with --export")
+            raise CliError(f"{opt} is only used with --export")
+    check_readable(args.spec, "SPEC.toml")
+    outs = outputs(args, "json")
     kw = sw.load_spec(args.spec)
     if args.executor:
         kw["executor"] = args.executor
@@ -102,28 +143,46 @@ def _run(args) -> int:
         kw["scheduler"] = args.scheduler
         kw["executor"] = "dask"
     if args.workers is not None:
-        kw["workers"] = args.workers
+        kw["workers"] = parse_int(args.workers, "--workers", min_value=1, max_value=4096)
     if args.store:
         kw["store"] = args.store
+    check_writable(kw["store"], "--store" if args.store else "store (in the spec)")
     if args.no_resume:
         kw["resume"] = False
     if args.no_progress:
         kw["progress"] = False
+    if args.no_check:
+        kw["check"] = False
     func = kw.pop("func")
     grid = kw.pop("grid")
     summary = sw.sweep(func, grid, **kw)
-    print(summary)
+    if "json" in outs:
+        write_json(outs["json"], summary.to_dict(), provenance=provenance(store=summary.store))
+    if outs.get("json") != STDOUT:
+        print(summary)
     if summary.n_failed:
         print(f"{summary.n_failed} point(s) failed; see `symloss sweep --status {summary.store}`; "
               f"rerun the same command to retry them", file=sys.stderr)
     return 0 if summary.complete else 1
 
 
+def _parquet_provenance(path, prov) -> None:
+    """Store the provenance in the Parquet file's key-value metadata (``symloss.provenance``)."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # pragma: no cover - to_parquet needed it already
+        return
+    table = pq.read_table(path)
+    meta = dict(table.schema.metadata or {})
+    meta[b"symloss.provenance"] = json.dumps(prov, sort_keys=True, default=str).encode()
+    pq.write_table(table.replace_schema_metadata(meta), path)
+
+
 def _reject(args, mode, flags) -> None:
     for flag in flags:
         if getattr(args, flag):
             name = {"spec": "SPEC.toml", "only_func": "--function"}.get(flag, f"--{flag}")
-            raise ValueError(f"{name} cannot be combined with {mode}")
+            raise CliError(f"{name} cannot be combined with {mode}")
 
 
 def _when(t) -> str:

@@ -3,8 +3,9 @@
 
 def register(sub) -> None:
     from proofs_check.cli import add_arguments, run
-    p = sub.add_parser("verify", help="check the seed papers' claims and print a status table",
-                       description="Run the claims registry; exit non-zero when a status differs "
-                                   "from the expected one.")
+    p = sub.add_parser("verify", help="check the claims of the four papers and print a status table",
+                       description="Run the claims registry (certificates re-checkable with --recheck); exit "
+                                   "status 1 when a status differs from the expected one or a certificate is "
+                                   "rejected. --json PATH writes the certificates with their provenance.")
     add_arguments(p)
     p.set_defaults(func=run)
