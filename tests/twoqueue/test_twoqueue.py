@@ -248,8 +248,8 @@ def test_bad_input():
         TwoQueueJSQ(31, 1).stationary_distribution("exact")
     with pytest.raises(ValueError, match="N <= 200.*float"):
         TwoQueueJSQ(201, 1).stationary_distribution("mp")
-    with pytest.raises(ValueError, match="N <= 2000"):
-        TwoQueueJSQ(2001, 1).stationary_distribution("float")
+    with pytest.raises(ValueError, match="N <= 10000"):           # was 2000 before issue 15
+        TwoQueueJSQ(10001, 1).stationary_distribution("float")
     with pytest.raises(TypeError, match="rational rho"):
         TwoQueueJSQ(3, 0.1).stationary_distribution("exact")
     with pytest.raises(ValueError, match="exactly one"):
