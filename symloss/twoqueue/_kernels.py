@@ -230,3 +230,67 @@ def residual(c, off, N, rho):
             if r > worst:
                 worst = r
     return worst
+
+
+# --------------------------------------------------------------------------------------------------
+# band evaluation of the asymptotic outer law (symloss.twoqueue.asymptotic)
+# --------------------------------------------------------------------------------------------------
+
+@njit(cache=True)
+def outer_band_values(counts, par, lA, lth, cB0, cB1, cB2, lz0, out):
+    """Fill ``out`` level after level with ``exp(log A + (d-1) log theta + (cB2 d + cB1) d + cB0)``
+    (``d >= 1``) or ``exp(lz0)`` (``d = 0``), ``d = par + 2t``: the outer law ``g exp(h/(rho g))`` with
+    per-level coefficients computed from the derived expressions."""
+    pos = 0
+    for i in range(counts.shape[0]):
+        for t in range(counts[i]):
+            d = par[i] + 2 * t
+            if d == 0:
+                out[pos] = np.exp(lz0[i])
+            else:
+                fd = float(d)
+                out[pos] = np.exp(lA[i] + (fd - 1.0) * lth[i] + (cB2[i] * fd + cB1[i]) * fd + cB0[i])
+            pos += 1
+
+
+@njit(cache=True)
+def normalise_trim(vals, off, tiny, out_len):
+    """Per level (``off``): clip at 0, renormalise, and set ``out_len[K]`` to one past the last entry
+    >= ``tiny``; compacts ``vals`` in place and returns the new total length."""
+    L = off.shape[0] - 1
+    pos = 0
+    for K in range(L):
+        a0, a1 = off[K], off[K + 1]
+        s = 0.0
+        for i in range(a0, a1):
+            if vals[i] < 0.0:
+                vals[i] = 0.0
+            s += vals[i]
+        last = 0
+        if s > 0.0:
+            for i in range(a0, a1):
+                x = vals[i] / s
+                vals[i] = x
+                if x >= tiny:
+                    last = i - a0 + 1
+        for t in range(last):
+            x = vals[a0 + t]
+            vals[pos + t] = x if x >= tiny else 0.0
+        pos += last
+        out_len[K] = last
+    return pos
+
+
+@njit(cache=True)
+def band_marginals(level, off, vals, out_min, out_max, out_imb):
+    """One pass over a band-form law: the laws of min(m, n), max(m, n) and |m - n|."""
+    L = off.shape[0] - 1
+    for K in range(L):
+        pk = level[K]
+        d0 = K % 2
+        for t in range(off[K + 1] - off[K]):
+            q = pk * vals[off[K] + t]
+            d = d0 + 2 * t
+            out_min[(K - d) // 2] += q
+            out_max[(K + d) // 2] += q
+            out_imb[d] += q

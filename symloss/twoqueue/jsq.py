@@ -411,8 +411,10 @@ class TwoQueueJSQ:
     >>> model = TwoQueueJSQ(300, 1000)                       # a = 0.3
     >>> model.regime
     '1/4<a<1/2'
-    >>> round(float(model.asymptotic("blocking")), 3)        # 1 - 2a
+    >>> round(float(model.asymptotic("blocking", order=0)), 3)       # 1 - 2a
     0.4
+    >>> print(model.asymptotic_expr("blocking"))                     # with the O(1/rho) term
+    -2*a - 2*a/(rho*(2*a - 1)) + 1
     """
 
     def __init__(self, N, rho):
@@ -548,73 +550,155 @@ class TwoQueueJSQ:
         return level_law_float(self.N, self.rho)
 
     # ---- asymptotics ---------------------------------------------------------------------------
-    ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "marginal", "marginal_min", "marginal_max",
-                             "conditional", "imbalance", "imbalance_limit", "blocking", "tail_rate",
-                             "marginal_min_tail")
+    ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "total", "marginal", "marginal_min", "marginal_max",
+                             "conditional", "imbalance", "imbalance_limit", "blocking", "log_blocking",
+                             "tail_rate", "marginal_min_tail")
 
-    def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, n=None,
-                   total=None, of: str = "queue", J: int | None = None):
+    def _check_derivable(self):
+        """The asymptotics are derived from the rule table: refuse an overridden ``transitions`` and
+        definitions whose level law is not the truncated Poisson law of the seed model."""
+        from .definition import rho as rho_sym
+        from .derivation import DerivationError, level_rates
+        if not self._rule_based():
+            raise DerivationError("asymptotic: the derivations start from a rule table (TwoQueueJSQ.rules); "
+                                  "this model overrides transitions()")
+        lam, mu = level_rates(tuple(self.rules))
+        import sympy
+
+        from .derivation import K as K_sym
+        if sympy.simplify(lam - rho_sym) != 0 or sympy.simplify(mu - K_sym) != 0:
+            raise DerivationError(f"asymptotic: implemented for the level rates (rho, K) of the seed model; "
+                                  f"this definition has ({lam}, {mu})")
+
+    def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, order: int = 1,
+                   n=None, total=None, of: str = "queue", J: int | None = None):
         r"""Asymptotic approximation (rho -> infinity, N = a rho) of a quantity, per regime.
+
+        Every formula is lambdified from the SymPy expressions derived from this model's rules
+        (:mod:`.derivation`; :meth:`asymptotic_expr` returns them).
 
         Parameters
         ----------
         quantity : str
-            ``"distribution"`` (a :class:`TwoQueueDistribution` with ``method="asymptotic"`` whose
-            summaries are all available), ``"joint"`` (array ``p[m, n]``), ``"marginal"``,
-            ``"marginal_min"``, ``"marginal_max"``, ``"conditional"`` (with ``n=`` or ``total=``,
-            as :meth:`TwoQueueDistribution.conditional`), ``"imbalance"``, ``"imbalance_limit"``
-            (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
-            asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
-            deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (any ``a``:
-            the law of the less occupied queue over the whole range ``0..N``, from the exact
-            identity P(min = m) = p(m,m) + 2 sum_{n>m} p(n,n) n!/(m! rho^(n-m)) applied to a
-            composite (corner + outer) diagonal; uniformly O(1/rho), including across the exchange
-            of the two rays at ``m = rho/4``).
+            ``"distribution"`` (an :class:`~.asymptotic.AsymptoticLaw`, band form, with the summaries of
+            :class:`TwoQueueDistribution` and ``.p`` the dense joint on request), ``"joint"`` (dense
+            array ``p[m, n]``), ``"total"``, ``"marginal"``, ``"marginal_min"``, ``"marginal_max"``,
+            ``"conditional"`` (with ``n=`` or ``total=``), ``"imbalance"``, ``"imbalance_limit"``
+            (the closed-form limit law of ``|m - n|``), ``"blocking"`` (float; underflows to 0 below
+            1e-308 for ``a > 1/2``), ``"log_blocking"``, ``"tail_rate"`` (decay rate max(a, 4a^2) of
+            the less occupied queue's deficit law in the corner, ``a < 1/2`` only),
+            ``"marginal_min_tail"`` (any ``a``: the law of the less occupied queue over the whole range
+            ``0..N`` from the exact diagonal identity on a composite diagonal).
         regime : str, optional
-            One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
+            One of :data:`~.asymptotic.REGIMES`; default ``jsq_regime(a, rho)``.
+        order : {0, 1}
+            0: leading order; 1 (default): with the O(1/rho) corrections (outer ``h``, corner
+            :math:`c^{(1)}`, blocking's next term; at ``a ~ 1/2`` the corner law at the local
+            :math:`a_j` and Jagerman's next term). Errors fall like rho^-1 / rho^-2 (rho^-1/2 / rho^-1 at
+            ``a ~ 1/2``) for order 0 / 1 (``docs/twoqueue.md``).
         J : int, optional
-            Number of corner levels solved in the inner problem (default chosen from ``rho``).
+            Number of corner levels of the inner problem (default :func:`~.asymptotic.default_J`).
 
-        Notes
-        -----
-        The level law :math:`P(m+n=K)` is the exact truncated Poisson law; the conditional law of
-        ``|m - n|`` given ``K`` is approximated: closed form
-        :math:`c_K(0) = 1-\theta_K`, :math:`c_K(d) = (1-\theta_K^2)\theta_K^{d-1}`,
-        :math:`\theta_K = \rho/(\rho+2K)` for ``a > 1/2``; the longer-queue corner law for ``a < 1/2``;
-        a corner layer matched to the outer law for ``a ~ 1/2``. Relative errors are O(1/rho) in all
-        five regimes where the mass lies (``docs/twoqueue.md``, error tables). Tails far from the mass
-        are not approximated uniformly (only the decay rate ``tail_rate``).
+        Raises
+        ------
+        DerivationError
+            The model's definition is not one the derivations apply to (e.g. an edited, asymmetric rule
+            table, or an overridden ``transitions``).
         """
         from . import asymptotic as asy
         check_choice(quantity, "quantity", self.ASYMPTOTIC_QUANTITIES)
-        regimes = ("a>1/2", "a~1/2", "1/4<a<1/2", "a~1/4", "a<1/4")
-        reg = self.regime if regime is None else check_choice(regime, "regime", regimes)
+        reg = self.regime if regime is None else check_choice(regime, "regime", asy.REGIMES)
+        order = check_choice(order, "order", (0, 1))
+        if J is not None:
+            J = check_int(J, "J", min_value=2)
+        self._check_derivable()
+        rules = tuple(self.rules)
         N, rho = self.N, float(self.rho)
         if quantity == "blocking":
-            return asy.blocking_asymptotic(N, rho, reg)
+            return asy.blocking_asymptotic(N, rho, reg, order)
+        if quantity == "log_blocking":
+            return asy.log_blocking_asymptotic(N, rho, reg, order)
         if quantity == "imbalance_limit":
             return asy.imbalance_limit(N / rho, N)
         if quantity == "tail_rate":
             if N / rho >= 0.5:
                 raise ValueError(f"tail_rate is defined for a = N/rho < 1/2, got a = {N / rho}")
             return asy.tail_rate(N / rho)
-        if J is not None:
-            J = check_int(J, "J", min_value=2)
-        t0 = time.perf_counter()
         if quantity == "marginal_min_tail":
             level, _ = self.level_probabilities("float")
             return asy.marginal_min_tail(N, rho, level, J)
-        P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
-        dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
-                                    conditional_levels=conds, seconds=time.perf_counter() - t0)
-        dist.regime = reg
+        cache = self.__dict__.setdefault("_cache", {})
+        key = ("asymptotic", reg, order, J)
+        if key not in cache:
+            cache[key] = asy.asymptotic_law(N, rho, reg, order=order, J=J, rules=rules)
+        law = cache[key]
         if quantity == "distribution":
-            return dist
+            return law
         if quantity == "joint":
-            return P
+            return law.p
         if quantity == "conditional":
-            return dist.conditional(n, total=total, of=of)
-        return getattr(dist, quantity)()
+            return law.conditional(n, total=total, of=of)
+        return getattr(law, quantity)()
+
+    def asymptotic_expr(self, quantity: str, regime: str | None = None, *, order: int = 1):
+        r"""The SymPy expression behind :meth:`asymptotic` (``sympy.latex(...)`` gives the LaTeX).
+
+        Quantities: ``"blocking"`` (in ``a``, ``rho``; ``beta``, ``rho`` at ``a ~ 1/2``),
+        ``"conditional"`` (:math:`c_K(d)`: outer law in ``r = K/rho``, ``varepsilon = 1/rho`` for
+        ``a > 1/2``; for the corner regimes the generating function of the corner law, see
+        ``"corner_generating_function"``), ``"corner_generating_function"``
+        (:math:`G(X, Z)/p_{00}` in closed form), ``"level"`` (:math:`\pi_K`), ``"joint"``
+        (:math:`\pi_K c_K(d)/(1 + [d>0])`, ``a > 1/2``), ``"imbalance"`` (``a > 1/2``: with the O(1/rho)
+        term), ``"imbalance_limit"``, ``"tail_rate"`` (poles of the generating function of
+        ``N - min``), ``"equations"`` (the generated lumped balance equations, a dict of ``sympy.Eq``).
+        """
+        import sympy
+
+        from . import asymptotic as asy, derivation as dv
+        quantities = ("blocking", "conditional", "corner_generating_function", "level", "joint", "imbalance",
+                      "imbalance_limit", "tail_rate", "equations")
+        check_choice(quantity, "quantity", quantities)
+        reg = self.regime if regime is None else check_choice(regime, "regime", asy.REGIMES)
+        order = check_choice(order, "order", (0, 1))
+        self._check_derivable()
+        rules = tuple(self.rules)
+        corner = reg in ("1/4<a<1/2", "a~1/4", "a<1/4")
+        if quantity == "blocking":
+            key = "a~1/2" if reg == "a~1/2" else ("a>1/2" if reg == "a>1/2" else "a<1/2")
+            return dv.blocking_expansion(key, order)
+        if quantity == "equations":
+            out = {}
+            for name, cf in dv.lumped_equations(rules).items():
+                lhs = cf.out * sympy.Function("c")(dv.K, cf.dval if cf.dval is not None else dv.d)
+                rhs = sum(c * sympy.Function("c")(dv.K + dK, dp) for dK, dp, c in cf.terms)
+                out[name] = sympy.Eq(lhs, rhs)
+            return out
+        if quantity == "level":
+            k = sympy.Symbol("k", integer=True, nonnegative=True)
+            return (dv.rsym ** dv.K / sympy.factorial(dv.K)) / sympy.Sum(dv.rsym ** k / sympy.factorial(k),
+                                                                         (k, 0, 2 * self.N))
+        if quantity == "corner_generating_function" or (quantity == "conditional" and corner):
+            return dv.corner_law(rules).gf
+        if quantity == "conditional":
+            sol = dv.outer_solution(rules)
+            return sol.conditional(order)
+        if quantity == "joint":
+            if corner:
+                raise ValueError("joint: for the corner regimes the law is the generating function "
+                                 "'corner_generating_function' times the level law")
+            sol = dv.outer_solution(rules)
+            c = sol.conditional(order).subs({dv.r: dv.K / dv.rsym, dv.eps: 1 / dv.rsym})
+            w = sympy.Piecewise((1, sympy.Eq(dv.d, 0)), (sympy.Rational(1, 2), True))
+            return self.asymptotic_expr("level", reg) * c * w
+        if quantity == "imbalance":
+            if reg == "a>1/2":
+                return dv.imbalance_expansion(rules) if order else dv.imbalance_limit_law(rules).subs(
+                    dv.a, sympy.Rational(1, 2))
+            return dv.imbalance_limit_law(rules)
+        if quantity == "imbalance_limit":
+            e = dv.imbalance_limit_law(rules)
+            return e.subs(dv.a, sympy.Rational(1, 2)) if reg == "a>1/2" else e
+        return dv.tail_poles(rules)
 
     # ---- solvers -------------------------------------------------------------------------------
     def stationary_distribution(self, method: str = "float", dps: int = DEFAULT_DPS, *,
