@@ -381,6 +381,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_claims_prove_and_recheck_and_reject_tampering():
     import copy
+
     from proofs_check.core import CertificateError, Status, select
     (blk,) = select(["seed003.blocking_equals_erlang"])
     cert = blk.prove()
