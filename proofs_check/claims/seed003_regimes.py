@@ -322,7 +322,8 @@ def _hw_symbolic() -> dict:
     import sympy
     v, x, w, u, rho, C, kap, b = sympy.symbols("v x w u rho C kappa beta", positive=True)
     out = {}
-    out["log_upper"] = str(sympy.simplify(sympy.diff(v - v ** 2 / 2 + v ** 3 / 3 - sympy.log(1 + v), v) - v ** 3 / (1 + v)))
+    cubic = v - v ** 2 / 2 + v ** 3 / 3 - sympy.log(1 + v)
+    out["log_upper"] = str(sympy.simplify(sympy.diff(cubic, v) - v ** 3 / (1 + v)))
     out["log_lower"] = str(sympy.simplify(sympy.diff(sympy.log(1 + v) - v + v ** 2 / 2, v) - v ** 2 / (1 + v)))
     out["exp_bound"] = str(sympy.simplify(sympy.diff(1 + x * sympy.exp(x) - sympy.exp(x), x) - x * sympy.exp(x)))
     F = C * sympy.log(1 + u / sympy.sqrt(rho)) - sympy.sqrt(rho) * u
@@ -1070,4 +1071,5 @@ def _prove_limit() -> Certificate:
     ok = all(all(y["tv"] < x["tv"] for x, y in zip([z for z in rows if z["a"] == a],
                                                      [z for z in rows if z["a"] == a][1:])) for a in LIM_A)
     return Certificate(Status.EVIDENCE if ok else Status.UNDECIDED, data={"rows": rows},
-                       summary="TV(finite corner law, longer-queue law) * rho about constant for a in {0.15, 0.25, 0.35}")
+                       summary="TV(finite corner law, longer-queue law) * rho about constant for "
+                               "a in {0.15, 0.25, 0.35}")

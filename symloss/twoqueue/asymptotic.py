@@ -40,7 +40,8 @@ from .definition import RULES
 from .series import corner_conditional_laws
 
 __all__ = ["AsymptoticLaw", "asymptotic_law", "outer_conditional", "corner_conditionals",
-           "corner_first_order", "blocking_asymptotic", "log_blocking_asymptotic", "imbalance_limit", "tail_rate", "local_decay",
+           "corner_first_order", "blocking_asymptotic", "log_blocking_asymptotic", "imbalance_limit", "tail_rate",
+           "local_decay",
            "min_law_from_diagonal", "diagonal_composite", "marginal_min_tail", "approximate_joint",
            "REGIMES", "default_J"]
 

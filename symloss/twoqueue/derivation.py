@@ -198,7 +198,8 @@ class CForm:
     terms: tuple
 
     def latex(self) -> str:
-        lhs = sympy.latex(sympy.factor(self.out)) + r"\,c_K(" + sympy.latex(self.dval if self.dval is not None else d) + ")"
+        dv_ = self.dval if self.dval is not None else d
+        lhs = sympy.latex(sympy.factor(self.out)) + r"\,c_K(" + sympy.latex(dv_) + ")"
         parts = []
         for dK, dp, coef in self.terms:
             lvl = "K" if dK == 0 else (f"K{dK:+d}")
@@ -326,7 +327,6 @@ def lumped_equations(rules=RULES):
         else:
             s1 = params[0]
             target = {s1: sympy.solve(sympy.Eq(Kexpr, K), s1)[0]}
-        dv = d if dval is None else sympy.Integer(dval)
         w = sympy.Rational(1, 2) if (dval is None or dval > 0) else sympy.Integer(1)
         terms = {}
         for dm, dn, rt in flows:

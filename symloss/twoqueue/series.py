@@ -166,7 +166,7 @@ def corner_conditional_laws(a, J: int, *, rules=None, dps: int | None = None):
         if n > 1:
             Yc[1] = 1.0
         av = a if cplx else float(a)
-        conv = (lambda x: x) if cplx else float
+        conv = complex if cplx else float
     else:
         ctx = mpmath.workdps(dps)
         ctx.__enter__()
@@ -174,7 +174,8 @@ def corner_conditional_laws(a, J: int, *, rules=None, dps: int | None = None):
         if n > 1:
             Yc[1] = mpmath.mpf(1)
         av = mpmath.mpf(a)
-        conv = (lambda x: +x)
+        def conv(x):
+            return +x
     try:
         Ys = PowerSeries(Yc)
         z = f_zeta(Ys, av)
