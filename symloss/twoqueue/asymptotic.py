@@ -474,9 +474,11 @@ def asymptotic_law(N: int, rho: float, regime: str, *, order: int = 1, J: int | 
     """The approximate joint law in band form (see the module docstring for the formulas)."""
     import time
     t0 = time.perf_counter()
+    from ..core.validation import check_real
+    N = check_int(N, "N", min_value=1)
+    rho = float(check_real(rho, "rho", lower=0, lower_open=True))
     check_choice(regime, "regime", REGIMES)
     check_choice(order, "order", (0, 1))
-    rho = float(rho)
     level, _ = _levels_fast(N, rho)
     a = N / rho
     L = 2 * N + 1
@@ -578,6 +580,8 @@ def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> floa
     ``a > 1/2`` Laplace, ``a ~ 1/2`` Halfin-Whitt (Jagerman's term and, for ``order=1``, the next),
     ``a < 1/2`` Watson; ``order=0`` leading term only."""
     import mpmath
+    check_choice(regime, "regime", REGIMES)
+    check_choice(order, "order", (0, 1))
     key = "a~1/2" if regime == "a~1/2" else ("a>1/2" if regime == "a>1/2" else "a<1/2")
     f = _blocking_func(key, order)
     with mpmath.workdps(30):

@@ -177,6 +177,13 @@ def transitions(N: int, m: int, n: int, rules=RULES):
 
     Generated from the rule table ``rules`` (default :data:`RULES`, the seed model). A target outside
     ``[0, N]^2`` or a negative rate is a definition error (``ValueError``)."""
+    if not (isinstance(N, int) and isinstance(m, int) and isinstance(n, int)) or isinstance(N, bool):
+        from ..core.validation import check_int
+        N = check_int(N, "N", min_value=1)
+        m = check_int(m, "m", min_value=0, max_value=N)
+        n = check_int(n, "n", min_value=0, max_value=N)
+    if N < 1 or not (0 <= m <= N and 0 <= n <= N):
+        raise ValueError(f"transitions: need N >= 1 and 0 <= m, n <= N; got N={N}, m={m}, n={n}")
     comp = compile_rules(rules)
     out = []
     for r, g, c1, c0 in zip(comp.rules, comp.guards, comp.c1, comp.c0):
@@ -239,9 +246,12 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
     Independent of any solver: the flows are evaluated from the rules (vectorised, row blocks of
     ``chunk`` so that the memory stays a few blocks of ``p``). Terms are all positive, so a correct
     answer gives a residual of a few units of rounding even in the deep tails."""
+    from ..core.validation import check_real
     p = np.asarray(p, dtype=float)
+    if p.ndim != 2 or p.shape[0] != p.shape[1] or p.shape[0] < 2:
+        raise ValueError(f"p must be a square (N+1, N+1) array with N >= 1, got shape {p.shape}")
+    rv = float(check_real(rho_value, "rho_value", lower=0, lower_open=True))
     Nv = p.shape[0] - 1
-    rv = float(rho_value)
     comp = compile_rules(rules)
     jumps = [r.jump for r in comp.rules]
     reach = max(max(abs(j[0]) for j in jumps), 1)

@@ -108,6 +108,12 @@ def level_kernels(N: int, transitions_fn, *, lump: bool | None = None) -> LevelK
         Build the kernels on the classes ``(K, |m - n|)``; default: when the definition is symmetric.
         ``lump=True`` on an asymmetric definition raises :class:`StructureError`.
     """
+    from ..core.validation import check_int
+    N = check_int(N, "N", min_value=1)
+    if not callable(transitions_fn):
+        raise TypeError(f"transitions_fn must be callable (m, n) -> list, got {type(transitions_fn).__name__}")
+    if lump not in (None, True, False):
+        raise TypeError(f"lump must be None, True or False, got {lump!r}")
     T = {}
     for i in range(N + 1):
         for j in range(N + 1):

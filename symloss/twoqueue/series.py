@@ -156,7 +156,13 @@ def corner_conditional_laws(a, J: int, *, rules=None, dps: int | None = None):
     ``dps=None``: float64 arrays; otherwise lists of ``mpmath.mpf`` computed at ``dps`` digits.
     ``a`` may be any positive value (for ``a >= 1/2`` the coefficients are those of the analytic
     continuation in ``a``, used by the ``a ~ 1/2`` layer)."""
+    from ..core.validation import check_int, check_real
     from .definition import RULES
+    J = check_int(J, "J", min_value=0)
+    if not isinstance(a, complex):
+        check_real(a if not isinstance(a, str) else mpmath.mpf(a), "a", lower=0, lower_open=True)
+    if dps is not None:
+        dps = check_int(dps, "dps", min_value=5)
     rules = RULES if rules is None else tuple(rules)
     f_zeta, (fG0, fbase, fw) = _corner_funcs(rules)
     n = J // 2 + 1

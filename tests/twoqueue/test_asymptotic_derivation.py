@@ -294,3 +294,55 @@ def test_exact_limit_values_from_closed_form():
     m = TwoQueueJSQ(1, Fraction(3))                      # a = 1/3
     assert m.asymptotic("imbalance_limit")[0] == pytest.approx(0.5)
     assert TwoQueueJSQ(2, Fraction(3)).asymptotic("imbalance_limit")[0] == pytest.approx(1 / 3)   # a > 1/2
+
+
+# ---- bad input and properties ----------------------------------------------------------------------------
+
+def test_bad_input_of_the_new_functions():
+    from symloss.twoqueue.asymptotic import asymptotic_law, blocking_asymptotic
+    from symloss.twoqueue.kernels import level_kernels
+    with pytest.raises(ValueError, match="m"):
+        D.transitions(3, 4, 0)
+    with pytest.raises(ValueError, match="N"):
+        D.transitions(0, 0, 0)
+    with pytest.raises(TypeError, match="n"):
+        D.transitions(3, 1, 1.5)
+    with pytest.raises(ValueError, match="square"):
+        D.balance_residual(np.zeros((3, 4)), 1.0)
+    with pytest.raises(ValueError, match="rho_value"):
+        D.balance_residual(np.zeros((3, 3)), -1.0)
+    with pytest.raises(ValueError, match="N"):
+        level_kernels(0, lambda i, j: [])
+    with pytest.raises(TypeError, match="callable"):
+        level_kernels(2, "rules")
+    with pytest.raises(TypeError, match="lump"):
+        level_kernels(2, lambda i, j: D.transitions(2, i, j), lump="yes")
+    with pytest.raises(ValueError, match="a"):
+        corner_conditional_laws(-0.1, 5)
+    with pytest.raises(ValueError, match="J"):
+        corner_conditional_laws(0.3, -1)
+    with pytest.raises(ValueError, match="rho"):
+        asymptotic_law(10, 0.0, "a>1/2")
+    with pytest.raises(TypeError, match="N"):
+        asymptotic_law(10.5, 5.0, "a>1/2")
+    with pytest.raises(ValueError, match="regime"):
+        asymptotic_law(10, 5.0, "a>1")
+    with pytest.raises(ValueError, match="order"):
+        blocking_asymptotic(10, 5.0, "a>1/2", order=3)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=20, deadline=None)
+@given(N=st.integers(2, 120), rho=st.floats(5.0, 300.0), order=st.sampled_from([0, 1]))
+def test_asymptotic_law_is_a_probability_law(N, rho, order):
+    m = TwoQueueJSQ(N, rho)
+    law = m.asymptotic("distribution", order=order)
+    for v in (law.marginal_min(), law.marginal(), law.imbalance(), law.total()):
+        assert (v >= 0).all() and abs(v.sum() - 1) < 1e-9
+    mn, mx = law.marginal_min(), law.marginal_max()
+    k = np.arange(N + 1)
+    EK = (np.arange(2 * N + 1) * law.total()).sum()
+    assert (k * mn).sum() + (k * mx).sum() == pytest.approx(EK, rel=1e-9)      # min + max = m + n
+    assert law.blocking() == pytest.approx(float(symloss.erlang_b(2 * N, rho)), rel=1e-9)
