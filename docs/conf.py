@@ -51,6 +51,7 @@ suppress_warnings = ["myst.header"]   # the pages start at level 1 and skip leve
 autodoc_default_options = {"members": True}
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"            # numpydoc Parameters sections carry the types
+autodoc_preserve_defaults = True      # defaults as written in the source (e.g. rules=RULES), not their repr
 numpydoc_show_class_members = False   # members are documented by autodoc, not listed twice
 numpydoc_class_members_toctree = False
 numpydoc_xref_param_type = False

@@ -8,7 +8,23 @@ every busy server completes at rate :math:`\mu`. Time is measured in units of :m
 only parameters are ``N`` and :math:`\rho = \lambda/\mu`; the asymptotic parameter is
 :math:`a = N/\rho`.
 
-The state is ``(m, n)``, ``0 <= m, n <= N``. Two exact structural facts drive every solver here:
+**One definition.** The rates are written once, as the rule table :data:`~.definition.RULES`
+(:mod:`.definition`); :meth:`TwoQueueJSQ.transitions` evaluates it (a subclass may replace ``rules``
+or override ``transitions`` to define another model). Every solver is generated from that definition
+or checked against it:
+
+* ``"mp"``, ``"exact"``, ``"symbolic"``: level reduction on the level kernels *generated* by calling
+  ``transitions`` on every state (:func:`.kernels.level_kernels`), lumped to the classes
+  ``(K, d) = (m + n, |m - n|)`` when the definition is symmetric, on the full states otherwise;
+* ``"float"``: the numba stencil of the seed model (fast path) is used only when the model's rule
+  table equals the table the stencil declares (:data:`._kernels.STENCIL_RULES`), and its answer is then
+  verified on the full chain's balance equations evaluated from the model's own rules
+  (:func:`.definition.balance_residual`) before it is returned; any other definition gets the generic
+  Gauss-Seidel on its generated kernels (adjacent, aggregated definitions) or the generic sparse LU
+  (small ``N``), or a :class:`~.kernels.StructureError` naming the structure that fails.
+
+The state is ``(m, n)``, ``0 <= m, n <= N``. Two exact structural facts of the seed model drive the
+fast solvers (both are *checked* on the generated kernels, never assumed):
 
 * symmetry, :math:`p(m, n) = p(n, m)`: the chain lumps to the unordered pair, written
   :math:`(K, d)` with total :math:`K = m + n` and imbalance :math:`d = |m - n|`
@@ -31,24 +47,23 @@ column-stochastic. Every conditional vector :math:`c_K` is a probability vector.
 
 Solvers (``stationary_distribution(method=...)``):
 
-* ``"float"``: Gauss-Seidel sweeps up and down the levels on the conditional vectors, with the level
-  masses :math:`\pi_K` fixed exactly (iterative aggregation-disaggregation with the exact
-  aggregate). Every update is a positive combination, so there is no cancellation and tiny
-  probabilities keep their relative accuracy; one sweep costs O(states) (numba). Converges to
-  ~1e-14 in 50-300 sweeps; the residual of the balance equations is reported.
-* ``"mp"``, ``"exact"``, ``"symbolic"``: direct level reduction (the stochastic complement from the
-  top): :math:`U_{2N} = 1`, :math:`U_K = K\,((\rho+K)I - \rho B_K U_{K+1})^{-1} A_K`,
-  :math:`c_0 = 1`, :math:`c_K = U_K c_{K-1}`. ``"mp"`` runs it with python-flint ``arb_mat``
-  midpoints at ``dps + 15`` and ``dps + 30`` digits and requires every entry to agree to ``dps + 2``
-  digits (the diagonal of each reduced matrix is formed from exact column sums, GTH-style, which
-  removes an ``e^rho`` error amplification); ``"exact"`` runs it in ``fmpq`` rationals,
-  ``"symbolic"`` over :math:`\mathbb{Q}(\rho)`.
+* ``"float"`` (N <= 10000): Gauss-Seidel sweeps up and down the levels on the conditional vectors,
+  with the level masses :math:`\pi_K` fixed exactly (iterative aggregation-disaggregation with the
+  exact aggregate). Every update is a positive combination, so there is no cancellation and tiny
+  probabilities keep their relative accuracy; one sweep costs O(nonzero states) (numba; entries of
+  :math:`c_K` below 1e-300 are set to 0 and skipped). Converges to ~1e-14 in 50-300 sweeps.
+* ``"mp"``, ``"exact"``, ``"symbolic"``: direct level reduction (:mod:`.solvers`) on the generated
+  kernels. ``"mp"`` runs it with python-flint ``arb_mat`` midpoints at ``dps + 15`` and ``dps + 30``
+  digits and requires every entry to agree to ``dps + 2`` digits (the diagonal of each reduced matrix
+  is formed from exact column sums, GTH-style, which removes an ``e^rho`` error amplification);
+  ``"exact"`` runs it in ``fmpq`` rationals, ``"symbolic"`` over :math:`\mathbb{Q}(\rho)`.
 """
 from __future__ import annotations
 
 import math
 import numbers
 import time
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -68,41 +83,27 @@ from ..core.precision import (
 )
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
+from .definition import RULES, balance_equations as _balance_equations, balance_residual, rules_equal, transitions
+from .kernels import LevelKernels, StructureError, level_kernels
 from .levels import level_law_float
 
-__all__ = ["TwoQueueJSQ", "TwoQueueDistribution", "jsq_regime", "METHOD_LIMITS"]
+__all__ = ["TwoQueueJSQ", "TwoQueueDistribution", "jsq_regime", "METHOD_LIMITS", "transitions",
+           "StructureError"]
 
 #: largest ``N`` accepted by each method of :meth:`TwoQueueJSQ.stationary_distribution`
-METHOD_LIMITS = {"float": 2000, "mp": 200, "exact": 30, "symbolic": 8}
+METHOD_LIMITS = {"float": 10000, "mp": 200, "exact": 30, "symbolic": 8}
 _METHOD_ADVICE = {
     "symbolic": "use method='exact' (rational rho, N <= 30) or 'mp'",
-    "exact": "use method='mp' (N <= 200) or 'float' (N <= 2000)",
-    "mp": "use method='float' (N <= 2000)",
-    "float": "N > 2000 is outside the tested range of this package",
+    "exact": "use method='mp' (N <= 200) or 'float' (N <= 10000)",
+    "mp": "use method='float' (N <= 10000)",
+    "float": "N > 10000 needs more than 4 GB of memory (the joint law alone is 8 (N+1)^2 bytes)",
 }
-
-
-# --------------------------------------------------------------------------------------------------
-# The model, written once: transition rules of the (m, n) chain
-# --------------------------------------------------------------------------------------------------
-
-def transitions(N: int, m: int, n: int):
-    """Transitions out of state ``(m, n)``: a list of ``(m2, n2, rho_coeff, const)``, the rate being
-    ``rho_coeff * rho + const``. This is the single definition of the model used by the balance
-    equations, the generator and the lumpability checks."""
-    out = []
-    if m < n:
-        out.append((m + 1, n, Fraction(1), 0))
-    elif n < m:
-        out.append((m, n + 1, Fraction(1), 0))
-    elif m < N:  # tie, not full
-        out.append((m + 1, n, Fraction(1, 2), 0))
-        out.append((m, n + 1, Fraction(1, 2), 0))
-    if m > 0:
-        out.append((m - 1, n, Fraction(0), m))
-    if n > 0:
-        out.append((m, n - 1, Fraction(0), n))
-    return out
+#: largest N for the float solver of a definition other than the stencil's (generated CSR kernels)
+GENERIC_FLOAT_LIMIT = 1000
+#: largest N for the sparse-LU fallback (definitions that are not level-adjacent or not aggregated)
+SPARSE_LU_LIMIT = 300
+#: a float answer is returned only if its residual on the definition's balance equations is below this
+FLOAT_RESIDUAL_LIMIT = 1e-9
 
 
 def _dmax(N: int, K: int) -> int:
@@ -111,33 +112,6 @@ def _dmax(N: int, K: int) -> int:
 
 def _level_size(N: int, K: int) -> int:
     return (_dmax(N, K) - K % 2) // 2 + 1
-
-
-def _arrival_targets(N: int, K: int) -> list[int]:
-    """A_K: for each state index of level K-1, the index of the level-K state it moves to."""
-    out = []
-    for e in range((K - 1) % 2, _dmax(N, K - 1) + 1, 2):
-        d = e - 1 if e >= 1 else 1
-        out.append((d - K % 2) // 2)
-    return out
-
-
-def _departure_kernel(N: int, K: int):
-    """B_K as ``(i_from_level_K+1, i_to_level_K, numerator, denominator)`` entries (probabilities)."""
-    ents = []
-    p0 = (K + 1) % 2
-    dK = _dmax(N, K)
-    for e in range(p0, _dmax(N, K + 1) + 1, 2):
-        j = (e - p0) // 2
-        if e == 0:
-            ents.append((j, 0, 1, 1))  # e = 0 -> d = 1 (K is odd, index 0)
-            continue
-        down = e - 1
-        ents.append((j, (down - K % 2) // 2, K + 1 + e, 2 * (K + 1)))
-        up = e + 1
-        if K + 1 - e > 0 and up <= dK:
-            ents.append((j, (up - K % 2) // 2, K + 1 - e, 2 * (K + 1)))
-    return ents
 
 
 # --------------------------------------------------------------------------------------------------
@@ -438,8 +412,10 @@ class TwoQueueJSQ:
     >>> model = TwoQueueJSQ(300, 1000)                       # a = 0.3
     >>> model.regime
     '1/4<a<1/2'
-    >>> round(float(model.asymptotic("blocking")), 3)        # 1 - 2a
+    >>> round(float(model.asymptotic("blocking", order=0)), 3)       # 1 - 2a
     0.4
+    >>> print(model.asymptotic_expr("blocking"))                     # with the O(1/rho) term
+    -2*a - 2*a/(rho*(2*a - 1)) + 1
     """
 
     def __init__(self, N, rho):
@@ -468,26 +444,46 @@ class TwoQueueJSQ:
         return (self.N + 1) ** 2
 
     # ---- model definition ----------------------------------------------------------------------
+    #: the rule table of the model (:mod:`.definition`); a subclass may replace it
+    rules = RULES
+
+    def transitions(self, m: int, n: int):
+        """Transitions out of state ``(m, n)`` of this model: a list of ``(m2, n2, rho_coeff, const)``
+        (contract of :func:`symloss.twoqueue.transitions`), generated from :attr:`rules`. Every
+        solver of this class is built from this method (or verified against it); a subclass that
+        overrides it defines a new model."""
+        return transitions(self.N, m, n, self.rules)
+
+    def _rule_based(self) -> bool:
+        """True when :meth:`transitions` is the evaluator of :attr:`rules` (not overridden)."""
+        return type(self).transitions is TwoQueueJSQ.transitions
+
+    def _stencil_applies(self) -> bool:
+        """The numba stencil (seed model) may be used: the definition is the rule table the stencil
+        declares (content, not identity: an edited table fails this)."""
+        from ._kernels import STENCIL_RULES
+        return self._rule_based() and rules_equal(self.rules, STENCIL_RULES)
+
+    def kernels(self, *, lump: bool | None = None) -> LevelKernels:
+        """The level kernels generated from :meth:`transitions` on every state (cached), with the
+        structure checks (symmetric, adjacent, aggregated, irreducible); see :mod:`.kernels`."""
+        key = ("kernels", lump)
+        cache = self.__dict__.setdefault("_cache", {})
+        if key not in cache:
+            cache[key] = level_kernels(self.N, self.transitions, lump=lump)
+        return cache[key]
+
     def balance_equations(self, rho=None):
         r"""The global balance equations as a list of ``sympy.Eq`` (one per state, outflow = inflow),
         in the unknowns ``p_{m,n}`` (SymPy symbols ``p_m_n``) and the positive symbol :math:`\rho`
-        (or the given value ``rho``). Together with :math:`\sum p = 1` they determine ``p``."""
-        import sympy
-        r = sympy.Symbol("rho", positive=True) if rho is None else sympy.nsimplify(rho)
-        N = self.N
-        P = {(m, n): sympy.Symbol(f"p_{m}_{n}") for m in range(N + 1) for n in range(N + 1)}
-        inflow = {s: 0 for s in P}
-        outrate = {s: 0 for s in P}
-        for (m, n) in P:
-            for (m2, n2, c, k) in transitions(N, m, n):
-                rate = sympy.Rational(c.numerator, c.denominator) * r + k
-                outrate[(m, n)] += rate
-                inflow[(m2, n2)] += rate * P[(m, n)]
-        return [sympy.Eq(sympy.expand(outrate[s]) * P[s], sympy.expand(inflow[s])) for s in P]
+        (or the given value ``rho``), generated from :meth:`transitions`. Together with
+        :math:`\sum p = 1` they determine ``p``."""
+        return _balance_equations(self.N, self.transitions, rho)
 
     def generator(self):
         """The generator of the (m, n) chain as a ``scipy.sparse.csr_matrix`` (float), state
-        ``(m, n)`` at index ``m*(N+1) + n``. Used by the generic baseline solver."""
+        ``(m, n)`` at index ``m*(N+1) + n``, generated from :meth:`transitions`. Used by the generic
+        baseline solver."""
         import scipy.sparse as sp
         N = self.N
         rho = float(self.rho)
@@ -496,8 +492,8 @@ class TwoQueueJSQ:
             for n in range(N + 1):
                 i = m * (N + 1) + n
                 tot = 0.0
-                for (m2, n2, c, k) in transitions(N, m, n):
-                    r = float(c) * rho + k
+                for (m2, n2, c, k) in self.transitions(m, n):
+                    r = float(c) * rho + float(k)
                     rows.append(i)
                     cols.append(m2 * (N + 1) + n2)
                     vals.append(r)
@@ -521,81 +517,189 @@ class TwoQueueJSQ:
         x = spla.spsolve(sp.csc_matrix(Q), b)
         return x.reshape(self.N + 1, self.N + 1)
 
+    def residual(self, p) -> float:
+        """Max relative residual of the full chain's balance equations at a float answer ``p``
+        (states with ``p >= 1e-200``), evaluated from this model's definition (vectorised from
+        :attr:`rules`, or through :meth:`generator` when :meth:`transitions` is overridden)."""
+        p = np.asarray(p, dtype=float)
+        if p.shape != (self.N + 1, self.N + 1):
+            raise ValueError(f"p must have shape {(self.N + 1, self.N + 1)}, got {p.shape}")
+        if self._rule_based():
+            return balance_residual(p, float(self.rho), self.rules)
+        Q = self.generator()
+        x = p.ravel()
+        out = -Q.diagonal() * x
+        inflow = Q.T.dot(x) + out
+        mask = (x >= 1e-200) & (out > 0)
+        return float(np.max(np.abs(inflow[mask] - out[mask]) / out[mask])) if mask.any() else 0.0
+
     def level_probabilities(self, method: str = "float", dps: int = DEFAULT_DPS):
         r""":math:`\pi_K = P(m+n = K) = (\rho^K/K!)/\sum_{j\le 2N}\rho^j/j!`, ``K = 0..2N`` (the
-        M/M/2N/2N law, by the aggregation lemma)."""
-        if method == "float":
-            return level_law_float(self.N, self.rho)
-        raise ValueError("level_probabilities: only method='float' here; exact levels come with the solve")
+        M/M/2N/2N law, by the aggregation lemma), as ``(pi, log pi)`` float arrays. Only for a
+        definition whose level totals are those of the seed model (checked); others get their level
+        law from :meth:`stationary_distribution`."""
+        if method != "float":
+            raise ValueError("level_probabilities: only method='float' here; exact levels come with the solve")
+        if not self._stencil_applies():
+            k = self.kernels()
+            k.require("aggregated", solver="level_probabilities")
+            want_up = [(Fraction(1), Fraction(0))] * (2 * self.N) + [(Fraction(0), Fraction(0))]
+            want_dn = [(Fraction(0), Fraction(K)) for K in range(2 * self.N + 1)]
+            if k.up_total != want_up or k.down_total != want_dn:
+                raise StructureError("level_probabilities: this definition's level totals are not "
+                                     "(rho, K); its level law is not truncated Poisson")
+        return level_law_float(self.N, self.rho)
 
     # ---- asymptotics ---------------------------------------------------------------------------
-    ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "marginal", "marginal_min", "marginal_max",
-                             "conditional", "imbalance", "imbalance_limit", "blocking", "tail_rate",
-                             "marginal_min_tail")
+    ASYMPTOTIC_QUANTITIES = ("distribution", "joint", "total", "marginal", "marginal_min", "marginal_max",
+                             "conditional", "imbalance", "imbalance_limit", "blocking", "log_blocking",
+                             "tail_rate", "marginal_min_tail")
 
-    def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, n=None,
-                   total=None, of: str = "queue", J: int | None = None):
+    def _check_derivable(self):
+        """The asymptotics are derived from the rule table: refuse an overridden ``transitions`` and
+        definitions whose level law is not the truncated Poisson law of the seed model."""
+        from .definition import rho as rho_sym
+        from .derivation import DerivationError, level_rates
+        if not self._rule_based():
+            raise DerivationError("asymptotic: the derivations start from a rule table (TwoQueueJSQ.rules); "
+                                  "this model overrides transitions()")
+        lam, mu = level_rates(tuple(self.rules))
+        import sympy
+
+        from .derivation import K as K_sym
+        if sympy.simplify(lam - rho_sym) != 0 or sympy.simplify(mu - K_sym) != 0:
+            raise DerivationError(f"asymptotic: implemented for the level rates (rho, K) of the seed model; "
+                                  f"this definition has ({lam}, {mu})")
+
+    def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, order: int = 1,
+                   n=None, total=None, of: str = "queue", J: int | None = None):
         r"""Asymptotic approximation (rho -> infinity, N = a rho) of a quantity, per regime.
+
+        Every formula is lambdified from the SymPy expressions derived from this model's rules
+        (:mod:`.derivation`; :meth:`asymptotic_expr` returns them).
 
         Parameters
         ----------
         quantity : str
-            ``"distribution"`` (a :class:`TwoQueueDistribution` with ``method="asymptotic"`` whose
-            summaries are all available), ``"joint"`` (array ``p[m, n]``), ``"marginal"``,
-            ``"marginal_min"``, ``"marginal_max"``, ``"conditional"`` (with ``n=`` or ``total=``,
-            as :meth:`TwoQueueDistribution.conditional`), ``"imbalance"``, ``"imbalance_limit"``
-            (the closed-form limit law of ``|m - n|``), ``"blocking"`` (leading-order Erlang
-            asymptotics), ``"tail_rate"`` (decay rate max(a, 4a^2) of the less occupied queue's
-            deficit law near the corner, ``a < 1/2`` only), ``"marginal_min_tail"`` (any ``a``:
-            the law of the less occupied queue over the whole range ``0..N``, from the exact
-            identity P(min = m) = p(m,m) + 2 sum_{n>m} p(n,n) n!/(m! rho^(n-m)) applied to a
-            composite (corner + outer) diagonal; uniformly O(1/rho), including across the exchange
-            of the two rays at ``m = rho/4``).
+            ``"distribution"`` (an :class:`~.asymptotic.AsymptoticLaw`, band form, with the summaries of
+            :class:`TwoQueueDistribution` and ``.p`` the dense joint on request), ``"joint"`` (dense
+            array ``p[m, n]``), ``"total"``, ``"marginal"``, ``"marginal_min"``, ``"marginal_max"``,
+            ``"conditional"`` (with ``n=`` or ``total=``), ``"imbalance"``, ``"imbalance_limit"``
+            (the closed-form limit law of ``|m - n|``), ``"blocking"`` (float; underflows to 0 below
+            1e-308 for ``a > 1/2``), ``"log_blocking"``, ``"tail_rate"`` (decay rate max(a, 4a^2) of
+            the less occupied queue's deficit law in the corner, ``a < 1/2`` only),
+            ``"marginal_min_tail"`` (any ``a``: the law of the less occupied queue over the whole range
+            ``0..N`` from the exact diagonal identity on a composite diagonal).
         regime : str, optional
-            One of the names returned by :func:`jsq_regime`; default ``jsq_regime(a, rho)``.
+            One of :data:`~.asymptotic.REGIMES`; default ``jsq_regime(a, rho)``.
+        order : {0, 1}
+            0: leading order; 1 (default): with the O(1/rho) corrections (outer ``h``, corner
+            :math:`c^{(1)}`, blocking's next term; at ``a ~ 1/2`` the corner law at the local
+            :math:`a_j` and Jagerman's next term). Errors fall like rho^-1 / rho^-2 (rho^-1/2 / rho^-1 at
+            ``a ~ 1/2``) for order 0 / 1 (``docs/twoqueue.md``).
         J : int, optional
-            Number of corner levels solved in the inner problem (default chosen from ``rho``).
+            Number of corner levels of the inner problem (default :func:`~.asymptotic.default_J`).
 
-        Notes
-        -----
-        The level law :math:`P(m+n=K)` is the exact truncated Poisson law; the conditional law of
-        ``|m - n|`` given ``K`` is approximated: closed form
-        :math:`c_K(0) = 1-\theta_K`, :math:`c_K(d) = (1-\theta_K^2)\theta_K^{d-1}`,
-        :math:`\theta_K = \rho/(\rho+2K)` for ``a > 1/2``; the longer-queue corner law for ``a < 1/2``;
-        a corner layer matched to the outer law for ``a ~ 1/2``. Relative errors are O(1/rho) in all
-        five regimes where the mass lies (``docs/twoqueue.md``, error tables). Tails far from the mass
-        are not approximated uniformly (only the decay rate ``tail_rate``).
+        Raises
+        ------
+        DerivationError
+            The model's definition is not one the derivations apply to (e.g. an edited, asymmetric rule
+            table, or an overridden ``transitions``).
         """
         from . import asymptotic as asy
         check_choice(quantity, "quantity", self.ASYMPTOTIC_QUANTITIES)
-        regimes = ("a>1/2", "a~1/2", "1/4<a<1/2", "a~1/4", "a<1/4")
-        reg = self.regime if regime is None else check_choice(regime, "regime", regimes)
+        reg = self.regime if regime is None else check_choice(regime, "regime", asy.REGIMES)
+        order = check_choice(order, "order", (0, 1))
+        if J is not None:
+            J = check_int(J, "J", min_value=2)
+        self._check_derivable()
+        rules = tuple(self.rules)
         N, rho = self.N, float(self.rho)
         if quantity == "blocking":
-            return asy.blocking_asymptotic(N, rho, reg)
+            return asy.blocking_asymptotic(N, rho, reg, order)
+        if quantity == "log_blocking":
+            return asy.log_blocking_asymptotic(N, rho, reg, order)
         if quantity == "imbalance_limit":
             return asy.imbalance_limit(N / rho, N)
         if quantity == "tail_rate":
             if N / rho >= 0.5:
                 raise ValueError(f"tail_rate is defined for a = N/rho < 1/2, got a = {N / rho}")
             return asy.tail_rate(N / rho)
-        if J is not None:
-            J = check_int(J, "J", min_value=2)
-        t0 = time.perf_counter()
         if quantity == "marginal_min_tail":
             level, _ = self.level_probabilities("float")
             return asy.marginal_min_tail(N, rho, level, J)
-        P, level, conds = asy.approximate_joint(N, rho, reg, J=J)
-        dist = TwoQueueDistribution(N=N, rho=self.rho, method="asymptotic", p=P, level=level,
-                                    conditional_levels=conds, seconds=time.perf_counter() - t0)
-        dist.regime = reg
+        cache = self.__dict__.setdefault("_cache", {})
+        key = ("asymptotic", reg, order, J)
+        if key not in cache:
+            cache[key] = asy.asymptotic_law(N, rho, reg, order=order, J=J, rules=rules)
+        law = cache[key]
         if quantity == "distribution":
-            return dist
+            return law
         if quantity == "joint":
-            return P
+            return law.p
         if quantity == "conditional":
-            return dist.conditional(n, total=total, of=of)
-        return getattr(dist, quantity)()
+            return law.conditional(n, total=total, of=of)
+        return getattr(law, quantity)()
+
+    def asymptotic_expr(self, quantity: str, regime: str | None = None, *, order: int = 1):
+        r"""The SymPy expression behind :meth:`asymptotic` (``sympy.latex(...)`` gives the LaTeX).
+
+        Quantities: ``"blocking"`` (in ``a``, ``rho``; ``beta``, ``rho`` at ``a ~ 1/2``),
+        ``"conditional"`` (:math:`c_K(d)`: outer law in ``r = K/rho``, ``varepsilon = 1/rho`` for
+        ``a > 1/2``; for the corner regimes the generating function of the corner law, see
+        ``"corner_generating_function"``), ``"corner_generating_function"``
+        (:math:`G(X, Z)/p_{00}` in closed form), ``"level"`` (:math:`\pi_K`), ``"joint"``
+        (:math:`\pi_K c_K(d)/(1 + [d>0])`, ``a > 1/2``), ``"imbalance"`` (``a > 1/2``: with the O(1/rho)
+        term), ``"imbalance_limit"``, ``"tail_rate"`` (poles of the generating function of
+        ``N - min``), ``"equations"`` (the generated lumped balance equations, a dict of ``sympy.Eq``).
+        """
+        import sympy
+
+        from . import asymptotic as asy, derivation as dv
+        quantities = ("blocking", "conditional", "corner_generating_function", "level", "joint", "imbalance",
+                      "imbalance_limit", "tail_rate", "equations")
+        check_choice(quantity, "quantity", quantities)
+        reg = self.regime if regime is None else check_choice(regime, "regime", asy.REGIMES)
+        order = check_choice(order, "order", (0, 1))
+        self._check_derivable()
+        rules = tuple(self.rules)
+        corner = reg in ("1/4<a<1/2", "a~1/4", "a<1/4")
+        if quantity == "blocking":
+            key = "a~1/2" if reg == "a~1/2" else ("a>1/2" if reg == "a>1/2" else "a<1/2")
+            return dv.blocking_expansion(key, order)
+        if quantity == "equations":
+            out = {}
+            for name, cf in dv.lumped_equations(rules).items():
+                lhs = cf.out * sympy.Function("c")(dv.K, cf.dval if cf.dval is not None else dv.d)
+                rhs = sum(c * sympy.Function("c")(dv.K + dK, dp) for dK, dp, c in cf.terms)
+                out[name] = sympy.Eq(lhs, rhs)
+            return out
+        if quantity == "level":
+            k = sympy.Symbol("k", integer=True, nonnegative=True)
+            return (dv.rsym ** dv.K / sympy.factorial(dv.K)) / sympy.Sum(dv.rsym ** k / sympy.factorial(k),
+                                                                         (k, 0, 2 * self.N))
+        if quantity == "corner_generating_function" or (quantity == "conditional" and corner):
+            return dv.corner_law(rules).gf
+        if quantity == "conditional":
+            sol = dv.outer_solution(rules)
+            return sol.conditional(order)
+        if quantity == "joint":
+            if corner:
+                raise ValueError("joint: for the corner regimes the law is the generating function "
+                                 "'corner_generating_function' times the level law")
+            sol = dv.outer_solution(rules)
+            c = sol.conditional(order).subs({dv.r: dv.K / dv.rsym, dv.eps: 1 / dv.rsym})
+            w = sympy.Piecewise((1, sympy.Eq(dv.d, 0)), (sympy.Rational(1, 2), True))
+            return self.asymptotic_expr("level", reg) * c * w
+        if quantity == "imbalance":
+            if reg == "a>1/2":
+                return dv.imbalance_expansion(rules) if order else dv.imbalance_limit_law(rules).subs(
+                    dv.a, sympy.Rational(1, 2))
+            return dv.imbalance_limit_law(rules)
+        if quantity == "imbalance_limit":
+            e = dv.imbalance_limit_law(rules)
+            return e.subs(dv.a, sympy.Rational(1, 2)) if reg == "a>1/2" else e
+        return dv.tail_poles(rules)
 
     # ---- solvers -------------------------------------------------------------------------------
     def stationary_distribution(self, method: str = "float", dps: int = DEFAULT_DPS, *,
@@ -605,12 +709,13 @@ class TwoQueueJSQ:
         Parameters
         ----------
         method : {"float", "mp", "exact", "symbolic"}
-            ``"float"`` (N <= 2000): Gauss-Seidel / exact aggregation, O(states) per sweep.
-            ``"mp"`` (N <= 200): level reduction in arbitrary precision, checked entrywise at
-            two working precisions (``PrecisionError`` otherwise), ``mpf`` rounded to ``dps``
-            digits. ``"exact"`` (N <= 30, rational rho): level reduction in ``fmpq``.
-            ``"symbolic"`` (N <= 8): rational functions of
-            :math:`\rho` (SymPy), whatever value ``rho`` has.
+            ``"float"`` (N <= 10000): Gauss-Seidel / exact aggregation, O(nonzero states) per sweep,
+            answer verified on the definition's balance equations. ``"mp"`` (N <= 200): level
+            reduction in arbitrary precision, checked entrywise at two working precisions
+            (``PrecisionError`` otherwise), ``mpf`` rounded to ``dps`` digits. ``"exact"`` (N <= 30,
+            rational rho): level reduction in ``fmpq``. ``"symbolic"`` (N <= 8): rational functions
+            of :math:`\rho` (SymPy), whatever value ``rho`` has. All are generated from
+            :meth:`transitions` (module docstring).
         dps : int
             Digits for ``"mp"``.
         tol, maxiter :
@@ -619,19 +724,35 @@ class TwoQueueJSQ:
         Returns
         -------
         TwoQueueDistribution
+
+        Raises
+        ------
+        StructureError
+            The definition lacks a structure the requested method needs (e.g. a transition that changes
+            ``m + n`` by 2 for the level reductions), and no fallback applies.
+        PrecisionError
+            The requested accuracy is not reached (two-precision check of ``"mp"``; float iteration
+            not converged or residual on the definition above 1e-9).
         """
         check_choice(method, "method", tuple(METHOD_LIMITS))
         lim = METHOD_LIMITS[method]
         if self.N > lim:
             raise ValueError(f"method={method!r} supports N <= {lim}, got N={self.N}; "
                              f"{_METHOD_ADVICE[method]}")
-        t0 = time.perf_counter()
         if method == "float":
             tol = float(check_real(tol, "tol", lower=1e-16, upper=1e-3))
             maxiter = check_int(maxiter, "maxiter", min_value=1)
-            res = self._solve_float(tol, maxiter)
         elif method == "mp":
             dps = check_dps(dps)
+        elif method == "exact":
+            _to_fmpq(self.rho)          # TypeError before work for a non-rational rho
+        t0 = time.perf_counter()
+        if method == "float":
+            if self._stencil_applies():
+                res = self._solve_float(tol, maxiter)
+            else:
+                res = self._solve_float_generic(tol, maxiter)
+        elif method == "mp":
             res = self._solve_mp(dps)
         elif method == "exact":
             res = self._solve_exact()
@@ -640,28 +761,42 @@ class TwoQueueJSQ:
         res.seconds = time.perf_counter() - t0
         return res
 
-    # float ---------------------------------------------------------------------------------------
+    # float: fast path (stencil of the seed model) ------------------------------------------------
     def _solve_float(self, tol, maxiter) -> TwoQueueDistribution:
         from ._kernels import gs_solve, layout, residual
         N = self.N
         rho = float(self.rho)
         off = layout(N)
         c = np.zeros(int(off[-1]))
-        # start: c_K(d) proportional to 3^(-d) (the a >= 1/2 imbalance limit)
-        for K in range(2 * N + 1):
-            d = np.arange(K % 2, _dmax(N, K) + 1, 2, dtype=float)
-            w = 3.0 ** (-d)
-            c[off[K]:off[K + 1]] = w / w.sum()
+        # start: the outer law c_K(d) ~ theta_K^d, theta_K = rho/(rho + 2K) (closed form (2) of
+        # docs/twoqueue.md); it also sets the band of entries above the float range
+        with np.errstate(under="ignore"):
+            for K in range(2 * N + 1):
+                d = np.arange(K % 2, _dmax(N, K) + 1, 2, dtype=float)
+                th = rho / (rho + 2.0 * K) if K > 0 else 0.5
+                lw = d * math.log(th)
+                w = np.exp(lw - lw.max())
+                c[off[K]:off[K + 1]] = w / w.sum()
         its, diff, rate = gs_solve(c, off, N, rho, tol, maxiter)
         if diff > tol:
             raise PrecisionError(f"float solver: no convergence to tol={tol} in {maxiter} sweeps "
                                  f"(last change {diff:.2e}); use method='mp' (N <= 200)")
         err = 0.0 if diff == 0 else (diff * rate / (1.0 - rate) if rate < 1 else diff * its)
         res = residual(c, off, N, rho)
-        level, logl = self.level_probabilities("float")
+        level, logl = level_law_float(N, rho)
+        P, LP = self._assemble_float(c, off, level, logl)
+        self._verify_float(P, "the numba stencil of the seed model")
+        conds = [c[off[K]:off[K + 1]].copy() for K in range(2 * N + 1)]
+        return TwoQueueDistribution(N=N, rho=self.rho, method="float", p=P, level=level,
+                                    conditional_levels=conds, residual=float(res), error=float(max(err, 0.0)),
+                                    iterations=int(its), log_p=LP)
+
+    def _assemble_float(self, c, off, level, logl):
+        """Joint law from lumped conditional vectors (symmetric definitions)."""
+        N = self.N
         P = np.zeros((N + 1, N + 1))
         LP = np.full((N + 1, N + 1), -np.inf)
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", under="ignore"):
             for K in range(2 * N + 1):
                 ds = np.arange(K % 2, _dmax(N, K) + 1, 2)
                 cK = c[off[K]:off[K + 1]]
@@ -676,73 +811,117 @@ class TwoQueueJSQ:
                 LP[ns, ms] = lv
                 P[ms, ns] = v
                 P[ns, ms] = v
-        conds = [c[off[K]:off[K + 1]].copy() for K in range(2 * N + 1)]
+        return P, LP
+
+    def _verify_float(self, P, how: str) -> float:
+        """Residual of the answer on the model's own balance equations; raise if it is not tiny."""
+        r = self.residual(P)
+        if not r <= FLOAT_RESIDUAL_LIMIT:
+            raise PrecisionError(f"float solver ({how}): the answer's residual on the model's balance "
+                                 f"equations is {r:.2e} > {FLOAT_RESIDUAL_LIMIT:.0e}; not returned")
+        return r
+
+    # float: any other definition ----------------------------------------------------------------
+    def _solve_float_generic(self, tol, maxiter) -> TwoQueueDistribution:
+        from .solvers import float_generic
+        N = self.N
+        rho = float(self.rho)
+        if N > GENERIC_FLOAT_LIMIT:
+            raise StructureError(f"method='float' for a definition other than the seed model's stencil "
+                                 f"supports N <= {GENERIC_FLOAT_LIMIT}, got N={N}")
+        if self._rule_based() and N > SPARSE_LU_LIMIT:
+            far = [r.jump for r in self.rules if abs(r.jump[0] + r.jump[1]) > 1]
+            if far:   # decided from the rule table alone, before generating (N+1)^2 states
+                raise StructureError(f"method='float' for N > {SPARSE_LU_LIMIT} needs a level-adjacent "
+                                     f"definition; the rules with jumps {far} change m+n by more than 1")
+        kern = self.kernels()
+        if not (kern.adjacent and kern.aggregated and kern.irreducible):
+            if N > SPARSE_LU_LIMIT:
+                kern.require("adjacent", "aggregated", "irreducible", solver="method='float'")
+            if not kern.irreducible:
+                kern.require("irreducible", solver="method='float'")
+            warnings.warn("TwoQueueJSQ: the definition is not level-adjacent and aggregated "
+                          f"({'; '.join(kern.problems)}); method='float' uses the generic sparse LU",
+                          RuntimeWarning, stacklevel=3)
+            P = self.generic_solve()
+            if (P < -1e-12).any():
+                raise PrecisionError("generic sparse LU returned negative probabilities")
+            P = np.maximum(P, 0.0)
+            P /= P.sum()
+            r = self.residual(P)
+            level = np.bincount(np.add.outer(np.arange(N + 1), np.arange(N + 1)).ravel(),
+                                weights=P.ravel(), minlength=2 * N + 1)
+            return TwoQueueDistribution(N=N, rho=self.rho, method="float", p=P, level=level,
+                                        conditional_levels=None, residual=r, error=float("nan"),
+                                        iterations=1, log_p=None)
+        c, off, level, logl, its, diff, rate = float_generic(kern, rho, tol, maxiter)
+        if diff > tol:
+            raise PrecisionError(f"float solver (generated kernels): no convergence to tol={tol} in "
+                                 f"{maxiter} sweeps (last change {diff:.2e})")
+        err = 0.0 if diff == 0 else (diff * rate / (1.0 - rate) if rate < 1 else diff * its)
+        P = np.zeros((N + 1, N + 1))
+        LP = np.full((N + 1, N + 1), -np.inf)
+        with np.errstate(divide="ignore", under="ignore"):
+            for K, reps in enumerate(kern.states):
+                cK = c[off[K]:off[K + 1]]
+                for t, (i, j) in enumerate(reps):
+                    half = 0.5 if (kern.lumped and i != j) else 1.0
+                    lv = logl[K] + math.log(cK[t] * half) if cK[t] > 0 else -np.inf
+                    v = level[K] * cK[t] * half if level[K] > 1e-290 else math.exp(lv)
+                    P[i, j] = v
+                    LP[i, j] = lv
+                    if kern.lumped:
+                        P[j, i] = v
+                        LP[j, i] = lv
+        r = self._verify_float(P, "generated kernels")
+        conds = [c[off[K]:off[K + 1]].copy() for K in range(2 * N + 1)] if kern.lumped else None
         return TwoQueueDistribution(N=N, rho=self.rho, method="float", p=P, level=level,
-                                    conditional_levels=conds, residual=float(res), error=float(max(err, 0.0)),
+                                    conditional_levels=conds, residual=float(r), error=float(max(err, 0.0)),
                                     iterations=int(its), log_p=LP)
 
-    # generic level reduction ---------------------------------------------------------------------
-    def _reduce_generic(self, rho, zero, one):
-        """Level reduction over any exact field (fmpq, sympy FracField elements). Returns c_K lists."""
-        N = self.N
-        U = {2 * N: [[one]]}
-        for K in range(2 * N - 1, 0, -1):
-            nK = _level_size(N, K)
-            Up = U[K + 1]
-            M = [[zero] * nK for _ in range(nK)]
-            for (j, i, num, den) in _departure_kernel(N, K):
-                w = Fraction(num, den)
-                row = Up[j]
-                Mi = M[i]
-                for t in range(nK):
-                    if row[t] != 0:
-                        Mi[t] = Mi[t] + row[t] * w.numerator / w.denominator
-            Z = [[(rho + K if i == t else zero) - rho * M[i][t] for t in range(nK)] for i in range(nK)]
-            W = _gauss_inverse(Z, zero, one)          # Z^{-1}
-            tg = _arrival_targets(N, K)
-            U[K] = [[K * W[i][tg[e]] for e in range(len(tg))] for i in range(nK)]
-        c = [[one]]
-        for K in range(1, 2 * N + 1):
-            UK = U[K]
-            prev = c[-1]
-            c.append([_sum((UK[i][e] * prev[e] for e in range(len(prev))), zero) for i in range(len(UK))])
-        return c
-
-    def _assemble(self, c, level, zero, half):
-        N = self.N
-        P = [[zero] * (N + 1) for _ in range(N + 1)]
-        for K in range(2 * N + 1):
-            for j, d in enumerate(range(K % 2, _dmax(N, K) + 1, 2)):
-                m, n = (K - d) // 2, (K + d) // 2
-                v = level[K] * c[K][j]
-                if d > 0:
-                    v = v * half
-                P[m][n] = v
-                P[n][m] = v
-        return P
+    # level reduction on generated kernels ------------------------------------------------------
+    def _conditionals(self, kern, q, zero):
+        """Normalised level vectors: ``(conditional c_K, level pi_K)``."""
+        from .solvers import _dot  # noqa: F401  (kept for symmetry with the reduction)
+        sums = []
+        for v in q:
+            s = zero
+            for x in v:
+                s = s + x
+            sums.append(s)
+        tot = zero
+        for s in sums:
+            tot = tot + s
+        level = [s / tot for s in sums]
+        c = [[x / s for x in v] for v, s in zip(q, sums)]
+        return c, level
 
     def _solve_exact(self) -> TwoQueueDistribution:
         from flint import fmpq
+
+        from .solvers import assemble_joint, reduce_levels
         rho = _to_fmpq(self.rho)
-        N = self.N
-        c, level = self._reduce_matrix(rho, "fmpq")
-        P = self._assemble(c, level, fmpq(0), fmpq(1, 2))
-        return TwoQueueDistribution(N=N, rho=self.rho, method="exact", p=P, level=level,
-                                    conditional_levels=c)
+        kern = self.kernels()
+        q = reduce_levels(kern, rho, "fmpq")
+        c, level = self._conditionals(kern, q, fmpq(0))
+        qn = [[x * lv for x in v] for v, lv in zip(c, level)]
+        P = assemble_joint(kern, qn, fmpq(0), fmpq(1, 2))
+        return TwoQueueDistribution(N=self.N, rho=self.rho, method="exact", p=P, level=level,
+                                    conditional_levels=c if kern.lumped else None)
 
     def _solve_symbolic_field(self, full: bool = False):
-        """Level reduction over the field Q(rho) (SymPy ``FracField`` elements)."""
+        """Level reduction over the field Q(rho) (SymPy ``FracField`` elements), on the kernels
+        generated from :meth:`transitions`."""
         from sympy.polys.domains import QQ
         from sympy.polys.fields import field
-        N = self.N
+
+        from .solvers import assemble_joint, reduce_levels
         F, r = field("rho", QQ)
-        c = self._reduce_generic(r, F(0), F(1))
-        w = [F(1)]
-        for K in range(1, 2 * N + 1):
-            w.append(w[-1] * r / K)
-        tot = _sum(w, F(0))
-        level = [x / tot for x in w]
-        Pf = self._assemble(c, level, F(0), F(1) / 2)
+        kern = self.kernels()
+        q = reduce_levels(kern, r, "field")
+        c, level = self._conditionals(kern, q, F(0))
+        qn = [[x * lv for x in v] for v, lv in zip(c, level)]
+        Pf = assemble_joint(kern, qn, F(0), F(1) / 2)
         return (Pf, level, c) if full else Pf
 
     def _solve_symbolic(self) -> TwoQueueDistribution:
@@ -755,16 +934,30 @@ class TwoQueueJSQ:
             e = x.as_expr()
             return e.subs(sympy.Symbol("rho"), rs)
         P = [[conv(x) for x in row] for row in Pf]
+        conds = [[conv(x) for x in v] for v in c] if self.kernels().lumped else None
         return TwoQueueDistribution(N=N, rho=rs, method="symbolic", p=P, level=[conv(x) for x in level],
-                                    conditional_levels=[[conv(x) for x in v] for v in c])
+                                    conditional_levels=conds)
 
     def _solve_mp(self, dps) -> TwoQueueDistribution:
-        N = self.N
-        rho_m = to_mpf(self.rho)
+        from .solvers import assemble_joint, reduce_levels
+        kern = self.kernels()
+        kern.require("adjacent", "irreducible", solver="method='mp'")
+        sizes = kern.sizes
 
         def compute(work_dps):
             with flint_prec(dps_to_prec(work_dps)):
-                c, level = self._reduce_matrix(to_arb(self.rho), "arb")
+                q = reduce_levels(kern, to_arb(self.rho), "arb")
+                sums = []
+                for v in q:
+                    s = v[0]
+                    for x in v[1:]:
+                        s = s + x
+                    sums.append(s)
+                tot = sums[0]
+                for s in sums[1:]:
+                    tot = tot + s
+                c = [[(x / s).mid() for x in v] for v, s in zip(q, sums)]
+                level = [(s / tot).mid() for s in sums]
                 return [arb_to_mpf(x) for v in c for x in v] + [arb_to_mpf(x) for x in level]
         lo = compute(dps + 15)
         hi = compute(dps + 30)
@@ -778,97 +971,22 @@ class TwoQueueJSQ:
         if not worst <= mpmath.mpf(10) ** (-(dps + 2)):
             raise PrecisionError(f"mp solver: values at {dps + 15} and {dps + 30} digits differ by "
                                  f"{mpmath.nstr(worst, 3)} (relative); cannot certify {dps} digits")
-        sizes = [_level_size(N, K) for K in range(2 * N + 1)]
         c, pos = [], 0
-        for n in sizes:
-            c.append(hi[pos:pos + n])
-            pos += n
+        for nsz in sizes:
+            c.append(hi[pos:pos + nsz])
+            pos += nsz
         level = hi[pos:]
         with mpmath.workdps(dps + 30):
-            Pm = self._assemble(c, level, mpmath.mpf(0), mpmath.mpf(1) / 2)
-            res = _residual_generic(N, rho_m, c)
+            qn = [[x * lv for x in v] for v, lv in zip(c, level)]
+            Pm = assemble_joint(kern, qn, mpmath.mpf(0), mpmath.mpf(1) / 2)
+            res = _residual_kernels(kern, to_mpf(self.rho), qn)
         with mpmath.workdps(dps):   # rounding to dps digits
             P = [[+x for x in row] for row in Pm]
             cm = [[+x for x in v] for v in c]
             lm = [+x for x in level]
-        return TwoQueueDistribution(N=N, rho=self.rho, method="mp", p=P, level=lm, conditional_levels=cm,
+        return TwoQueueDistribution(N=self.N, rho=self.rho, method="mp", p=P, level=lm,
+                                    conditional_levels=cm if kern.lumped else None,
                                     residual=float(res), error=float(worst), dps=dps)
-
-    def _reduce_matrix(self, rho, kind):
-        """Level reduction with python-flint matrices: ``kind="arb"`` (midpoint LU, approximate) or
-        ``"fmpq"`` (exact). Returns the conditional vectors c_K and the level masses pi_K."""
-        from flint import arb, arb_mat, fmpq, fmpq_mat
-        N = self.N
-        if kind == "arb":
-            Mat, one, num_of = arb_mat, arb(1), (lambda p, q: arb(p) / q)
-        else:
-            Mat, one, num_of = fmpq_mat, fmpq(1), (lambda p, q: fmpq(p, q))
-        U = {2 * N: Mat([[1]])}
-        for K in range(2 * N - 1, 0, -1):
-            nK = _level_size(N, K)
-            nK1 = _level_size(N, K + 1)
-            B = Mat(nK, nK1)
-            for (j, i, num, den) in _departure_kernel(N, K):
-                B[i, j] = num_of(num, den)
-            M = B * U[K + 1]
-            Z = M * (-rho)
-            if kind == "arb":
-                # GTH-style diagonal: the columns of Z sum to K exactly, so set
-                # Z_ii = K + rho * sum_{t != i} M_ti (no cancellation; without this the column-sum
-                # error is amplified by rho/K per level, about e^rho overall)
-                for i in range(nK):
-                    M[i, i] = 0
-                colsum = Mat([[1] * nK]) * M
-                for i in range(nK):
-                    Z[i, i] = K + rho * colsum[0, i]
-            else:
-                for i in range(nK):
-                    Z[i, i] = Z[i, i] + rho + K
-            tg = _arrival_targets(N, K)
-            R = Mat(nK, len(tg))
-            for e, i in enumerate(tg):
-                R[i, e] = K
-            if kind == "arb":
-                U[K] = Z.solve(R, algorithm="approx").mid()
-            else:
-                U[K] = Z.solve(R)
-        cvec = [Mat([[1]])]
-        for K in range(1, 2 * N + 1):
-            x = U[K] * cvec[-1]
-            cvec.append(x.mid() if kind == "arb" else x)
-        c = [[cvec[K][i, 0] for i in range(cvec[K].nrows())] for K in range(2 * N + 1)]
-        if kind == "arb":  # each c_K is a probability vector (exact identity); remove rounding drift
-            for K in range(2 * N + 1):
-                t = c[K][0]
-                for x in c[K][1:]:
-                    t = t + x
-                c[K] = [(x / t).mid() for x in c[K]]
-        w = [one]
-        for K in range(1, 2 * N + 1):
-            w.append(w[-1] * rho / K)
-        tot = w[0]
-        for x in w[1:]:
-            tot = tot + x
-        level = [x / tot for x in w]
-        return c, level
-
-
-def _gauss_inverse(Z, zero, one):
-    """Inverse of a small dense matrix over an exact field (Gauss-Jordan, first nonzero pivot)."""
-    n = len(Z)
-    A = [list(row) + [one if i == j else zero for j in range(n)] for i, row in enumerate(Z)]
-    for col in range(n):
-        piv = next(r for r in range(col, n) if A[r][col] != 0)
-        if piv != col:
-            A[col], A[piv] = A[piv], A[col]
-        inv = one / A[col][col]
-        A[col] = [x * inv for x in A[col]]
-        for r in range(n):
-            if r != col and A[r][col] != 0:
-                f = A[r][col]
-                Ar, Ac = A[r], A[col]
-                A[r] = [Ar[t] - f * Ac[t] for t in range(2 * n)]
-    return [row[n:] for row in A]
 
 
 def _to_fmpq(x):
@@ -887,19 +1005,19 @@ def _to_fmpq(x):
                     f"{type(x).__name__} {x!r}; write e.g. Fraction(3, 2), or use method='mp'")
 
 
-def _residual_generic(N, rho, c):
-    """Max relative residual of (rho+K) c_K = K A c_{K-1} + rho B c_{K+1} (any number type)."""
+def _residual_kernels(kern: LevelKernels, rho, q):
+    """Max relative residual of the generated level equations at the level vectors ``q``
+    (any number type): ``out_i q_K(i) = (U_K q_{K-1} + D_K q_{K+1} + I_K q_K)(i)``."""
     worst = 0
-    for K in range(0, 2 * N + 1):
-        lhs = [(rho * (K < 2 * N) + K) * x for x in c[K]]
-        rhs = [0 * x for x in c[K]]
-        if K > 0:
-            for e, i in enumerate(_arrival_targets(N, K)):
-                rhs[i] += K * c[K - 1][e]
-        if K < 2 * N:
-            for (j, i, num, den) in _departure_kernel(N, K):
-                rhs[i] += rho * c[K + 1][j] * num / den
-        for u, v in zip(lhs, rhs):
-            if u != 0:
-                worst = max(worst, abs(u - v) / abs(u))
+    for K in range(2 * kern.N + 1):
+        rhs = [0 * x for x in q[K]]
+        for M, src in ((kern.U[K], K - 1), (kern.D[K], K + 1), (kern.I[K], K)):
+            for (i, j), (c1, c0) in M.items():
+                rate = rho * c1.numerator / c1.denominator + c0.numerator / c0.denominator
+                rhs[i] += rate * q[src][j]
+        for i, x in enumerate(q[K]):
+            c1, c0 = kern.out[K][i]
+            lhs = (rho * c1.numerator / c1.denominator + c0.numerator / c0.denominator) * x
+            if lhs != 0:
+                worst = max(worst, abs(lhs - rhs[i]) / abs(lhs))
     return worst

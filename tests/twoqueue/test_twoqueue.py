@@ -248,8 +248,8 @@ def test_bad_input():
         TwoQueueJSQ(31, 1).stationary_distribution("exact")
     with pytest.raises(ValueError, match="N <= 200.*float"):
         TwoQueueJSQ(201, 1).stationary_distribution("mp")
-    with pytest.raises(ValueError, match="N <= 2000"):
-        TwoQueueJSQ(2001, 1).stationary_distribution("float")
+    with pytest.raises(ValueError, match="N <= 10000"):           # was 2000 before issue 15
+        TwoQueueJSQ(10001, 1).stationary_distribution("float")
     with pytest.raises(TypeError, match="rational rho"):
         TwoQueueJSQ(3, 0.1).stationary_distribution("exact")
     with pytest.raises(ValueError, match="exactly one"):
@@ -275,10 +275,13 @@ def test_imbalance_limit_and_blocking_asymptotics():
     lim = TwoQueueJSQ(30, 100).asymptotic("imbalance_limit")
     assert lim.sum() == pytest.approx(1, abs=1e-12)
     assert lim[0] == pytest.approx((1 - 0.3) / 1.3)
-    assert TwoQueueJSQ(30, 100).asymptotic("blocking") == pytest.approx(0.4)
+    # leading order (order=0, the default before issue 15) and the O(1/rho) term (order=1, default now)
+    assert TwoQueueJSQ(30, 100).asymptotic("blocking", order=0) == pytest.approx(0.4)
+    assert TwoQueueJSQ(30, 100).asymptotic("blocking") == pytest.approx(0.4 + 0.6 / (100 * 0.4))
     m = TwoQueueJSQ(400, 800)    # 2N = rho: beta = 0, E ~ sqrt(2/(pi rho))
-    assert m.asymptotic("blocking") == pytest.approx(math.sqrt(2 / (math.pi * 800)))
-    assert m.asymptotic("blocking") == pytest.approx(float(symloss.erlang_b(800, 800)), rel=0.03)
+    assert m.asymptotic("blocking", order=0) == pytest.approx(math.sqrt(2 / (math.pi * 800)))
+    assert m.asymptotic("blocking", order=0) == pytest.approx(float(symloss.erlang_b(800, 800)), rel=0.03)
+    assert m.asymptotic("blocking") == pytest.approx(float(symloss.erlang_b(800, 800)), rel=5e-4)
 
 
 CASES = [("a>1/2", 1.0), ("a~1/2", 0.5), ("1/4<a<1/2", 0.35), ("a~1/4", 0.25), ("a<1/4", 0.15)]
@@ -378,6 +381,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_claims_prove_and_recheck_and_reject_tampering():
     import copy
+
     from proofs_check.core import CertificateError, Status, select
     (blk,) = select(["seed003.blocking_equals_erlang"])
     cert = blk.prove()
