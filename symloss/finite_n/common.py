@@ -74,3 +74,38 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
     return out
 
 
+
+
+# --------------------------------------------------------------------------------------------------
+# policy names -> the shipped model definitions; checks of the model call forms
+# --------------------------------------------------------------------------------------------------
+
+def policy_model(policy: str, C: int, d: int | None):
+    """The shipped model a policy name stands for (``d`` as checked by :func:`_check_common`)."""
+    from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
+    if policy == "random":
+        return RandomRouting(C)
+    if policy == "jsq":
+        return JSQ(C)
+    if policy == "retrial":
+        return RetrialOfD(C, d)
+    return PowerOfD(C, d)
+
+
+def _check_model_rho(model, N, rho, sampling, *, max_N=None):
+    """Checks of the ``(model, N, rho)`` call form; returns ``(model, N, rho_float, sampling)``."""
+    from ..core.model import MeanFieldModel
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a symloss.MeanFieldModel or one of the policy names {list(POLICIES)}, "
+                        f"got {type(model).__name__} {model!r}")
+    check_choice(sampling, "sampling", SAMPLINGS)
+    N = check_int(N, "N", min_value=1, max_value=max_N)
+    check_real(rho, "rho", lower=0, lower_open=True)
+    rho_f = _to_float(rho)
+    if not math.isfinite(rho_f) or rho_f <= 0:
+        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    d = getattr(model, "d", None)
+    if sampling == "without_replacement" and isinstance(d, int) and d > N:
+        raise ValueError(f"d must be an integer in [1, N] = [1, {N}] when sampling 'without_replacement', "
+                         f"got d = {d} (model {model!r})")
+    return model, N, rho_f, sampling
