@@ -192,6 +192,7 @@ def _parse_call(model, N, args, kw):
             raise TypeError("exact_finite_n(policy, N, C, rho, d=None): C and rho are required with a policy name")
         rho_given = given["rho"]
         policy, N, C, rho_f, d, sampling = _check_common(model, N, given["C"], rho_given, given["d"], sampling)
+        _early_size_check(N, C, kw)
         return policy_model(policy, C, d), N, rho_f, rho_given, sampling
     if C is not None or d is not None:
         raise TypeError("C and d are given by the model; pass them only with a policy name "
@@ -205,7 +206,26 @@ def _parse_call(model, N, args, kw):
     if rho is None:
         raise TypeError("exact_finite_n(model, N, rho): rho is required")
     model, N, rho_f, sampling = _check_model_rho(model, N, rho, sampling)
+    if getattr(model, "state_kind", "custom") in ("occupancy", "tail"):
+        _early_size_check(N, model.C, kw)
     return model, N, rho_f, rho, sampling
+
+
+def _early_size_check(N, C, kw):
+    """Refuse an occupancy / tail chain that is too large before any model or state is built."""
+    method, max_states = kw.get("method", "auto"), kw.get("max_states")
+    if max_states is not None:
+        max_states = check_int(max_states, "max_states", min_value=1)
+    if method == "exact":
+        hard = _EXACT_MAX_STATES if max_states is None else max_states
+    else:
+        limit = _max_states(C) if max_states is None else max_states
+        hard = limit if method == "lu" else max(limit, _GS_MAX_STATES)
+    est = n_states_estimate("occupancy", N, C)
+    if est > 1.01 * hard:
+        raise ValueError(f"the count chain has C(N+C, C) ~ {est:.4g} states for N = {N}, C = {C}; "
+                         f"exact_finite_n(method={method!r}) handles at most {hard} states; use simulate() or "
+                         "refined_mean_field() instead")
 
 
 def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_replacement", method="auto",
@@ -279,7 +299,9 @@ def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_rep
     """
     check_choice(method, "method", METHODS)
     check_choice(sampling, "sampling", SAMPLINGS)
-    model, N, rho_f, rho_given, sampling = _parse_call(model, N, args, dict(rho=rho, C=C, d=d, sampling=sampling))
+    model, N, rho_f, rho_given, sampling = _parse_call(model, N, args, {"rho": rho, "C": C, "d": d,
+                                                                         "sampling": sampling, "method": method,
+                                                                         "max_states": max_states})
     rho_q = None
     if method == "exact":
         rho_q, rho_frac = as_exact_rho(rho_given)
