@@ -190,7 +190,7 @@ def _parse_call(model, N, args, kw):
             given[name] = v
         if given["C"] is None or given["rho"] is None:
             raise TypeError("exact_finite_n(policy, N, C, rho, d=None): C and rho are required with a policy name")
-        rho_given = given["rho"]
+        rho_given = _decimal(given["rho"], kw)
         policy, N, C, rho_f, d, sampling = _check_common(model, N, given["C"], rho_given, given["d"], sampling)
         _early_size_check(N, C, kw)
         return policy_model(policy, C, d), N, rho_f, rho_given, sampling
@@ -205,10 +205,21 @@ def _parse_call(model, N, args, kw):
         rho = args[0]
     if rho is None:
         raise TypeError("exact_finite_n(model, N, rho): rho is required")
+    rho = _decimal(rho, kw)
     model, N, rho_f, sampling = _check_model_rho(model, N, rho, sampling)
     if getattr(model, "state_kind", "custom") in ("occupancy", "tail"):
         _early_size_check(N, model.C, kw)
     return model, N, rho_f, rho, sampling
+
+
+def _decimal(rho, kw):
+    """A decimal string is an exact rational for ``method="exact"``."""
+    if isinstance(rho, str) and kw.get("method") == "exact":
+        try:
+            return Fraction(rho.strip())
+        except ValueError:
+            raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
+    return rho
 
 
 def _early_size_check(N, C, kw):

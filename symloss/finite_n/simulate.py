@@ -222,14 +222,15 @@ def _server_template(policy, C, d, N, sampling, U):
     ``policy`` (hand-written specification of the kernel's branches, compared with the definition by
     :func:`server_level_policy`). ``U``: the count symbols (occupancy ``n_0..n_C`` or tails
     ``U_1..U_C``)."""
-    Nn = NSYM if sampling == "with_replacement" else sp.Integer(N)
+    without = sampling == "without_replacement" and policy != "jsq"
+    Nn = sp.Integer(N) if without else NSYM
     out = {}
 
     def add(jump, rate):
         out[jump] = out.get(jump, sp.Integer(0)) + rate
     if policy in ("random", "retrial"):           # occupancy counts, arrival k -> k+1
         nC = U[C]
-        if sampling == "with_replacement" or policy == "random":
+        if not without:
             geo = sum(((nC / NSYM) ** j for j in range(d)), sp.Integer(0)) / NSYM
             block = (nC / NSYM) ** d
         else:
@@ -240,22 +241,22 @@ def _server_template(policy, C, d, N, sampling, U):
             block = allfull
         for k in range(C):
             jump = tuple(-1 if i == k else (1 if i == k + 1 else 0) for i in range(C + 1))
-            add(jump, NSYM * RHO * U[k] * geo)
+            add(jump, Nn * RHO * U[k] * geo)
         for k in range(1, C + 1):
             jump = tuple(-1 if i == k else (1 if i == k - 1 else 0) for i in range(C + 1))
             add(jump, k * U[k])
         return out, block
-    T = (NSYM,) + tuple(U) + (sp.Integer(0),)      # tails U_0 = N, U_1..U_C, U_{C+1} = 0
+    T = (Nn,) + tuple(U) + (sp.Integer(0),)        # tails U_0 = N, U_1..U_C, U_{C+1} = 0
     if policy == "power":
         def P(k):
-            if sampling == "with_replacement":
+            if not without:
                 return (T[k] / NSYM) ** d
             p = sp.Integer(1)
             for i in range(d):
                 p *= (T[k] - i) / (Nn - i)
             return p
         for k in range(1, C + 1):
-            add(tuple(1 if i == k - 1 else 0 for i in range(C)), NSYM * RHO * (P(k - 1) - P(k)))
+            add(tuple(1 if i == k - 1 else 0 for i in range(C)), Nn * RHO * (P(k - 1) - P(k)))
         block = P(C)
     else:  # jsq: the lowest level that is not full
         H = sp.Heaviside
