@@ -554,7 +554,7 @@ def _occupancy_from_counts(chain, mean_counts):
 
 
 def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial):
-    from .generated import ERR_ABSORBING, ERR_LEAVES, ERR_NEGATIVE, ERR_UNDEFINED, count_kernel, jump_tables
+    from .generated import ERR_ABSORBING, ERR_LEAVES, ERR_NEGATIVE, ERR_UNDEFINED, count_kernel
     chain = finite_n_chain(model, N, sampling)
     if chain.state_kind == "occupancy":
         bad = np.nonzero(chain.jumps.sum(axis=1) != 0)[0]
@@ -567,8 +567,6 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
             raise ValueError(f"initial must be a count state of length {chain.n} (symbols {chain.symbols}), "
                              f"got {initial!r}")
     mod, compile_time = count_kernel(chain)
-    jptr, jidx, jval = jump_tables(chain)
-    kind = 1 if chain.state_kind == "tail" else 0
     nb = N_BATCHES if events >= N_BATCHES else 1
     n = chain.n
     rep_sum = np.zeros(replications)
@@ -600,7 +598,7 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
         b_ev = np.zeros(nb, np.int64)
         err = np.zeros(3, np.int64)
         t0 = time.perf_counter()
-        mod.run(s, rho_f, float(N), N, kind, events, w, st, jptr, jidx, jval, b_time, b_bsum, b_area, b_ev, err)
+        mod.run(s, rho_f, float(N), N, events, w, st, b_time, b_bsum, b_area, b_ev, err)
         wall += time.perf_counter() - t0
         if err[0]:
             j = int(err[1])
