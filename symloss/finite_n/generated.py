@@ -287,17 +287,3 @@ def _warm(mod, chain):
     mod.run(s, 1.0, 1.0, 1, 0, 0, np.ones(4, np.uint64), np.zeros(1), np.zeros(1), np.zeros((1, n)),
             np.zeros(1, np.int64), err)
     mod.rates_at(s, 1.0, 1.0, np.zeros(m))
-
-
-def jump_tables(chain: FiniteNChain):
-    """CSR arrays of the jumps: transition ``j`` changes ``s[jidx[p]] += jval[p]``,
-    ``p in [jptr[j], jptr[j+1])``."""
-    import numpy as np
-    ptr, idx, val = [0], [], []
-    for row in chain.jumps:
-        for i, v in enumerate(row):
-            if v:
-                idx.append(i)
-                val.append(int(v))
-        ptr.append(len(idx))
-    return np.array(ptr, np.int64), np.array(idx, np.int64), np.array(val, np.int64)
