@@ -45,7 +45,6 @@ def _legacy_exact_finite_n(policy, N, C, rho, d=None, sampling="with_replacement
     import scipy.sparse.linalg as spla
 
     from symloss.core.stats import truncated_poisson_weights
-    from symloss.finite_n.common import conditional_blocking
     M = math.comb(N + C, C)
     bars = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(N + C), C)), dtype=np.int64,
                        count=M * C).reshape(M, C)
@@ -108,7 +107,7 @@ def _legacy_exact_finite_n(policy, N, C, rho, d=None, sampling="with_replacement
     pi[keep] = lu.solve(-A[keep][:, [ref]].toarray().ravel())
     pi = np.clip(pi, 0, None)
     pi /= pi.sum()
-    b = conditional_blocking(policy, N, d, S[:, C], sampling)
+    b = S[:, C] / N if policy == "random" else (S[:, C] / N) ** d
     return float(pi @ b)
 
 

@@ -59,21 +59,23 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
         b(n) = (n_C/N)^d \ \text{(with replacement)}, \qquad
         b(n) = \prod_{i=0}^{d-1} \frac{n_C - i}{N - i} \ \text{(without replacement)},
 
-    ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Vectorised over ``nfull``.
+    ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Evaluated from the shipped
+    model's finite-N loss probability (:func:`symloss.finite_n.chain.finite_n_chain`), which depends on
+    the number of full servers only. Vectorised over ``nfull``.
     """
+    from .chain import finite_n_chain
+    check_choice(policy, "policy", POLICIES)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    N = check_int(N, "N", min_value=1)
+    d = 1 if policy in ("random", "jsq") else check_int(d, "d", min_value=1)
+    if policy in ("random", "jsq"):
+        sampling = "with_replacement"
+    chain = finite_n_chain(policy_model(policy, 1, d), N, sampling)
     m = np.asarray(nfull, dtype=np.float64)
-    if policy == "random":
-        return m / N
-    if policy == "jsq":
-        return (m == N).astype(np.float64)
-    if sampling == "with_replacement":
-        return (m / N) ** d
-    out = np.ones_like(m)
-    for i in range(d):
-        out = out * np.clip(m - i, 0, None) / (N - i)
-    return out
-
-
+    cols = [N - m, m] if chain.state_kind == "occupancy" else [m]
+    with np.errstate(all="ignore"):
+        vals = np.asarray(chain._np_rates()[1](*cols, 1.0, float(N)), dtype=np.float64)
+    return np.clip(np.broadcast_to(vals, m.shape).copy(), 0.0, None) if m.ndim else float(max(vals, 0.0))
 
 
 # --------------------------------------------------------------------------------------------------
