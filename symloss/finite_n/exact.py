@@ -67,11 +67,17 @@ class ExactFiniteNResult:
     def to_dict(self) -> dict:
         return {"policy": self.policy, "model": self.model, "N": self.N, "C": self.C, "rho": self.rho,
                 "d": self.d, "sampling": self.sampling, "blocking": self.blocking,
-                "blocking_exact": None if self.blocking_exact is None else str(self.blocking_exact),
+                "blocking_exact": None if self.blocking_exact is None else _fraction_text(self.blocking_exact),
                 "occupancy": self.occupancy.tolist(), "state_mean": self.state_mean.tolist(),
                 "symbols": [str(s) for s in self.symbols], "n_states": self.n_states,
                 "residual": self.residual, "method": self.method, "chain_source": self.chain_source,
                 "wall_time": self.wall_time}
+
+
+def _fraction_text(q: Fraction) -> str:
+    """``"p/q"`` without Python's limit on the digits of int -> str (python-flint prints big integers)."""
+    from flint import fmpz
+    return f"{fmpz(q.numerator)}/{fmpz(q.denominator)}"
 
 
 _GS_MAX_STATES = 200_000   # Gauss-Seidel beyond the LU limit, up to here (N = 100 at C = 3: 176,851 states, ~1 min)
