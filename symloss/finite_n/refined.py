@@ -145,6 +145,33 @@ def _multiplicity(ms) -> int:
     return out
 
 
+def _derivatives(expr, xs, idx):
+    """``[(multiset, derivative)]`` of ``expr`` up to order :data:`MAX_ORDER` with respect to the
+    variables it depends on (non-zero ones; order 0 first), each derivative obtained from its
+    parent by one differentiation (polynomials through ``sympy.Poly``)."""
+    dep = sorted(idx[v] for v in expr.free_symbols if v in idx)
+    gens = [xs[i] for i in dep]
+    try:
+        top = sp.Poly(expr, *gens) if gens else None
+    except (sp.PolynomialError, sp.GeneratorsNeeded):
+        top = None
+    out = [((), expr)]
+    level = {(): top if top is not None else expr}
+    for _p in range(MAX_ORDER):
+        nxt = {}
+        for ms, e in level.items():
+            start = dep.index(ms[-1]) if ms else 0
+            for i in dep[start:]:
+                d = e.diff(xs[i]) if isinstance(e, sp.Poly) else sp.diff(e, xs[i])
+                if (d.is_zero if isinstance(d, sp.Poly) else d == 0):
+                    continue
+                nxt[ms + (i,)] = d
+        for ms, d in nxt.items():
+            out.append((ms, d.as_expr() if isinstance(d, sp.Poly) else d))
+        level = nxt
+    return out
+
+
 def _tables(model):
     key = model._definition_key() if hasattr(model, "_definition_key") else None
     if key is not None and key in _REFINED_CACHE:
@@ -184,24 +211,12 @@ def _tables(model):
     idx = {v: i for i, v in enumerate(xs)}
     exprs, meta = [], []          # meta: (order, transition or -1 for h, multiset)
     for t, (_, rate) in enumerate(trs):
-        exprs.append(rate)
-        meta.append((0, t, ()))
-        dep = sorted(idx[v] for v in rate.free_symbols if v in idx)
-        for p in range(1, MAX_ORDER + 1):
-            for ms in itertools.combinations_with_replacement(dep, p):
-                e = sp.diff(rate, *[xs[i] for i in ms])
-                if e != 0:
-                    exprs.append(e)
-                    meta.append((p, t, ms))
-    dep = sorted(idx[v] for v in h.free_symbols if v in idx)
-    exprs.append(h)
-    meta.append((0, -1, ()))
-    for p in range(1, MAX_ORDER + 1):
-        for ms in itertools.combinations_with_replacement(dep, p):
-            e = sp.diff(h, *[xs[i] for i in ms])
-            if e != 0:
-                exprs.append(e)
-                meta.append((p, -1, ms))
+        for ms, e in _derivatives(rate, xs, idx):
+            exprs.append(e)
+            meta.append((len(ms), t, ms))
+    for ms, e in _derivatives(h, xs, idx):
+        exprs.append(e)
+        meta.append((len(ms), -1, ms))
     from ..core.codegen import numpy_lambdify
     T.f_np = numpy_lambdify(xs + [rho], exprs)
     low = [k for k, (p, _t, _ms) in enumerate(meta) if p <= 2]
