@@ -286,7 +286,6 @@ def server_level_policy(model, N: int, sampling: str):
     """``(policy, d)`` when the server-level kernel simulates exactly ``model``'s finite-N chain
     (identical transitions and loss probability, checked in SymPy), else ``None`` (with a
     :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose definition was edited)."""
-    from ..core.certify import DefinitionMismatchWarning
     from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
     if isinstance(model, RandomRouting):
         policy = "random"
@@ -301,7 +300,10 @@ def server_level_policy(model, N: int, sampling: str):
     key = model._definition_key()
     ck = (key, N if sampling == "without_replacement" else None, sampling)
     if key is not None and ck in _FAST_CACHE:
-        return _FAST_CACHE[ck]
+        out = _FAST_CACHE[ck]
+        if out is None:
+            _mismatch_warning(model, policy)
+        return out
     chain = finite_n_chain(model, N, sampling)
     C, d = model.C, model.d
     template, block = _server_template(policy, C, d, N, sampling, chain.symbols)
@@ -313,12 +315,17 @@ def server_level_policy(model, N: int, sampling: str):
           and _same(chain.blocking, block))
     out = (policy, d) if ok else None
     if not ok:
-        warnings.warn(f"{model!r}: the finite-N definition differs from the {policy!r} chain the server-level "
-                      "kernel simulates; using the count-level kernel generated from the definition",
-                      DefinitionMismatchWarning, stacklevel=3)
+        _mismatch_warning(model, policy)
     if key is not None:
         _FAST_CACHE[ck] = out
     return out
+
+
+def _mismatch_warning(model, policy):
+    from ..core.certify import DefinitionMismatchWarning
+    warnings.warn(f"{model!r}: the finite-N definition differs from the {policy!r} chain the server-level "
+                  "kernel simulates; using the count-level kernel generated from the definition",
+                  DefinitionMismatchWarning, stacklevel=4)
 
 
 # --------------------------------------------------------------------------------------------------
