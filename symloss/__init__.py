@@ -61,6 +61,9 @@ _EXPORTS = {
     "RefinedMeanFieldResult": ".finite_n",
     "FiniteNThresholdResult": ".finite_n",
     "conditional_blocking": ".finite_n",
+    "finite_n_chain": ".finite_n",
+    "FiniteNChain": ".finite_n",
+    "FiniteNModelError": ".finite_n",
     # supermarket model on graphs (seed 002)
     "Supermarket": ".supermarket",
     "simulate_supermarket": ".supermarket",

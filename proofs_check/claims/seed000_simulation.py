@@ -16,8 +16,6 @@ not a proof.
 """
 from __future__ import annotations
 
-import math
-
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
 C, D_POD, D_RET = 2, 3, 4
@@ -92,3 +90,63 @@ def _prove() -> Certificate:
                        summary="finite-N thresholds " + ", ".join(f"{v:.4f}" for v in exact)
                        + f" (N = {', '.join(map(str, NS))}) -> mean field {mf:.4f}; refined "
                        + ", ".join(f"{v:.4f}" for v in refined))
+
+
+# --------------------------------------------------------------------------------------------------
+# the second-order refined mean field against the exact finite-N chain
+# --------------------------------------------------------------------------------------------------
+
+RMF_C, RMF_D, RMF_RHO = 2, 2, 1
+RMF_NS = (10, 20, 50, 100, 200)
+
+
+def _rmf_models():
+    from symloss import PowerOfD, RetrialOfD
+    return {"retrial": RetrialOfD(RMF_C, RMF_D), "power": PowerOfD(RMF_C, RMF_D)}
+
+
+def _rmf_recheck(data: dict) -> Status:
+    from symloss import exact_finite_n, refined_mean_field
+    if (data.get("C"), data.get("d"), data.get("rho")) != (RMF_C, RMF_D, RMF_RHO) or tuple(data.get("N", ())) != RMF_NS:
+        raise CertificateError("certificate is for a different case")
+    for name, model in _rmf_models().items():
+        rec = data[name]
+        r = refined_mean_field(model, rho=RMF_RHO, dps=20)
+        for key, val in (("B", r.blocking_mf), ("V", r.V), ("W", r.W)):
+            if abs(float(rec[key]) - val) > 1e-10 * abs(val):
+                raise CertificateError(f"{name}: stored {key} = {rec[key]} but the definition gives {val!r}")
+        e1, e2 = [], []
+        for N, bn_s in zip(RMF_NS, rec["B_N"]):
+            bn = exact_finite_n(model, N, RMF_RHO).blocking
+            if abs(bn - float(bn_s)) > 1e-12 * bn:
+                raise CertificateError(f"{name}, N = {N}: stored B_N = {bn_s}, exact chain gives {bn!r}")
+            e1.append(abs(bn - r.at(N)))
+            e2.append(abs(bn - r.at(N, 2)))
+        if not all(b < a for a, b in zip(e1, e2)):
+            raise CertificateError(f"{name}: the second-order term does not improve on B + V/N at every N")
+        for (n0, a), (n1, b) in zip(zip(RMF_NS, e2), zip(RMF_NS[1:], e2[1:])):
+            if b > a * (n0 / n1) ** 2.5:
+                raise CertificateError(f"{name}: |B_N - B - V/N - W/N^2| falls slower than N^-2.5 between "
+                                       f"N = {n0} and {n1}")
+    return Status.EVIDENCE
+
+
+@claim("seed000.finite_n.refined_second_order",
+       statement=(r"C=2,\ d=2,\ \rho=1:\ |B_N - B - V/N - W/N^2| < |B_N - B - V/N|\ \text{and falls faster than }"
+                  r"N^{-5/2}\ \text{for } N \in \{10,20,50,100,200\}\ \text{(retrial, power)}"),
+       source="seeds/000_23f33c6a2eab69fc.txt, simulation study (finite-N corrections)",
+       method="exact finite-N CTMC (sparse LU) against the refined mean field to second order "
+              "(Gast-Van Houdt; Gast-Bortolussi-Tribastone)",
+       expected="EVIDENCE", recheck=_rmf_recheck)
+def _prove_rmf() -> Certificate:
+    from symloss import exact_finite_n, refined_mean_field
+    data = {"C": RMF_C, "d": RMF_D, "rho": RMF_RHO, "N": list(RMF_NS)}
+    for name, model in _rmf_models().items():
+        r = refined_mean_field(model, rho=RMF_RHO, dps=20)
+        data[name] = {"B": repr(r.blocking_mf), "V": repr(r.V), "W": repr(r.W),
+                      "B_N": [repr(exact_finite_n(model, N, RMF_RHO).blocking) for N in RMF_NS]}
+    status = _rmf_recheck(data)
+    return Certificate(status, data=data,
+                       summary="second-order refined mean field: errors " + "; ".join(
+                           f"{name} V = {float(data[name]['V']):.6f}, W = {float(data[name]['W']):.6f}"
+                           for name in ("retrial", "power")))

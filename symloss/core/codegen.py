@@ -35,7 +35,8 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from .model import RHO, ModelDefinitionError
 
-__all__ = ["CompiledModel", "compile_model", "numpy_lambdify", "arb_lambdify", "ArbPrinter", "laurent_terms"]
+__all__ = ["CompiledModel", "compile_model", "numpy_lambdify", "arb_lambdify", "ArbPrinter", "laurent_terms",
+           "NumbaPrinter", "numba_statements"]
 
 
 # --------------------------------------------------------------------------------------------------
@@ -479,3 +480,74 @@ class CompiledModel:
 def compile_model(model) -> CompiledModel:
     """Compile ``model``'s square stationary system (see :class:`CompiledModel`)."""
     return CompiledModel(model)
+
+
+# --------------------------------------------------------------------------------------------------
+# numba: straight-line float64 code for expressions (used by generated kernels)
+# --------------------------------------------------------------------------------------------------
+
+class NumbaPrinter(PythonCodePrinter):
+    """Prints SymPy expressions as float64 Python code that numba compiles well: numbers as float
+    literals, small integer powers as products, ``Heaviside(x, h0)`` as a conditional expression,
+    functions from ``math``."""
+
+    def _print_Integer(self, expr):
+        return repr(float(int(expr)))
+
+    def _print_Rational(self, expr):
+        return repr(float(expr.p) / float(expr.q))
+
+    _print_Half = _print_Rational
+
+    def _print_Float(self, expr):
+        return repr(float(expr))
+
+    def _print_Pow(self, expr, rational=False):
+        b, e = expr.as_base_exp()
+        base = self._print(b)
+        if e.is_Integer:
+            k = int(e)
+            if k == 0:
+                return "1.0"
+            if 1 <= abs(k) <= 8:
+                prod = "*".join([f"({base})"] * abs(k))
+                return f"({prod})" if k > 0 else f"(1.0/({prod}))"
+            return f"(({base})**{float(k)!r})"
+        if e == sp.Rational(1, 2):
+            return f"math.sqrt({base})"
+        return f"(({base})**({self._print(e)}))"
+
+    def _print_Heaviside(self, expr):
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.Rational(1, 2)
+        a = self._print(expr.args[0])
+        return f"(1.0 if ({a}) > 0.0 else ({self._print(h0)} if ({a}) == 0.0 else 0.0))"
+
+    def _print_Max(self, expr):
+        return "max(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Min(self, expr):
+        return "min(" + ", ".join(self._print(a) for a in expr.args) + ")"
+
+    def _print_Symbol(self, expr):
+        return self._names[expr] if expr in getattr(self, "_names", {}) else super()._print_Symbol(expr)
+
+
+def numba_statements(exprs, names: dict, targets: list, *, indent: str = "", prefix: str = "_t") -> list:
+    """Straight-line code computing ``targets[i] = exprs[i]`` (common subexpressions eliminated).
+
+    ``names`` maps the free symbols of ``exprs`` to the local variable names of the generated code.
+    Returns the lines (with ``indent``)."""
+    exprs = [sp.sympify(e) for e in exprs]
+    extra = set().union(*(e.free_symbols for e in exprs)) - set(names) if exprs else set()
+    if extra:
+        raise ModelDefinitionError(f"numba code generation: unknown symbols {sorted(map(str, extra))}")
+    repl, reduced = sp.cse(exprs, symbols=sp.numbered_symbols(prefix), optimizations="basic")
+    printer = NumbaPrinter({"standard": "python3"})
+    printer._names = dict(names)
+    lines = []
+    for sym, e in repl:
+        printer._names[sym] = str(sym)
+        lines.append(f"{indent}{sym} = {printer.doprint(e)}")
+    for t, e in zip(targets, reduced):
+        lines.append(f"{indent}{t} = {printer.doprint(e)}")
+    return lines

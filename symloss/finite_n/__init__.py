@@ -1,10 +1,13 @@
-"""Finite-N load balancing in loss systems: simulation, the exact occupancy-count chain, the refined
-mean field and finite-N thresholds.
+"""Finite-N load balancing in loss systems, for any model: the count chain generated from the model's
+definition, its exact stationary solution, simulation (generated count-level kernels; hand-written
+server-level kernels as a checked fast path), the refined mean field and finite-N thresholds.
 
-Modules: :mod:`.common` (policies, sampling conventions, checks), :mod:`.simulate` (the simulator and
-its numba kernel :mod:`._kernels`), :mod:`.exact` (the exact chain), :mod:`.refined` (refined mean
-field), :mod:`.threshold` (finite-N thresholds).
+Modules: :mod:`.chain` (the count chain of a definition, its state space and checks), :mod:`.exact`
+(the exact chain), :mod:`.simulate` (the simulator; server-level kernels :mod:`._kernels`,
+generated kernels :mod:`.generated`), :mod:`.refined` (refined mean field), :mod:`.threshold`
+(finite-N thresholds), :mod:`.common` (policy names, sampling conventions, checks).
 """
+from .chain import FiniteNChain, FiniteNModelError, finite_n_chain
 from .common import conditional_blocking
 from .exact import ExactFiniteNResult, exact_finite_n
 from .refined import RefinedMeanFieldResult, refined_mean_field
@@ -13,4 +16,5 @@ from .threshold import FiniteNThresholdResult, finite_n_threshold
 
 __all__ = ["simulate", "SimulationResult", "exact_finite_n", "ExactFiniteNResult",
            "refined_mean_field", "RefinedMeanFieldResult", "finite_n_threshold",
-           "FiniteNThresholdResult", "conditional_blocking"]
+           "FiniteNThresholdResult", "conditional_blocking", "finite_n_chain", "FiniteNChain",
+           "FiniteNModelError"]

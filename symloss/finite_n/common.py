@@ -59,18 +59,55 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
         b(n) = (n_C/N)^d \ \text{(with replacement)}, \qquad
         b(n) = \prod_{i=0}^{d-1} \frac{n_C - i}{N - i} \ \text{(without replacement)},
 
-    ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Vectorised over ``nfull``.
+    ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Evaluated from the shipped
+    model's finite-N loss probability (:func:`symloss.finite_n.chain.finite_n_chain`), which depends on
+    the number of full servers only. Vectorised over ``nfull``.
     """
+    from .chain import finite_n_chain
+    check_choice(policy, "policy", POLICIES)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    N = check_int(N, "N", min_value=1)
+    d = 1 if policy in ("random", "jsq") else check_int(d, "d", min_value=1)
+    if policy in ("random", "jsq"):
+        sampling = "with_replacement"
+    chain = finite_n_chain(policy_model(policy, 1, d), N, sampling)
     m = np.asarray(nfull, dtype=np.float64)
+    cols = [N - m, m] if chain.state_kind == "occupancy" else [m]
+    with np.errstate(all="ignore"):
+        vals = np.asarray(chain._np_rates()[1](*cols, 1.0, float(N)), dtype=np.float64)
+    return np.clip(np.broadcast_to(vals, m.shape).copy(), 0.0, None) if m.ndim else float(max(vals, 0.0))
+
+
+# --------------------------------------------------------------------------------------------------
+# policy names -> the shipped model definitions; checks of the model call forms
+# --------------------------------------------------------------------------------------------------
+
+def policy_model(policy: str, C: int, d: int | None):
+    """The shipped model a policy name stands for (``d`` as checked by :func:`_check_common`)."""
+    from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
     if policy == "random":
-        return m / N
+        return RandomRouting(C)
     if policy == "jsq":
-        return (m == N).astype(np.float64)
-    if sampling == "with_replacement":
-        return (m / N) ** d
-    out = np.ones_like(m)
-    for i in range(d):
-        out = out * np.clip(m - i, 0, None) / (N - i)
-    return out
+        return JSQ(C)
+    if policy == "retrial":
+        return RetrialOfD(C, d)
+    return PowerOfD(C, d)
 
 
+def _check_model_rho(model, N, rho, sampling, *, max_N=None):
+    """Checks of the ``(model, N, rho)`` call form; returns ``(model, N, rho_float, sampling)``."""
+    from ..core.model import MeanFieldModel
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a symloss.MeanFieldModel or one of the policy names {list(POLICIES)}, "
+                        f"got {type(model).__name__} {model!r}")
+    check_choice(sampling, "sampling", SAMPLINGS)
+    N = check_int(N, "N", min_value=1, max_value=max_N)
+    check_real(rho, "rho", lower=0, lower_open=True)
+    rho_f = _to_float(rho)
+    if not math.isfinite(rho_f) or rho_f <= 0:
+        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    d = getattr(model, "d", None)
+    if sampling == "without_replacement" and isinstance(d, int) and d > N:
+        raise ValueError(f"d must be an integer in [1, N] = [1, {N}] when sampling 'without_replacement', "
+                         f"got d = {d} (model {model!r})")
+    return model, N, rho_f, sampling

@@ -1,35 +1,52 @@
-"""Exact finite-N solution: the occupancy-count CTMC of the N-server loss system.
+r"""Exact finite-N solution: the stationary law of the count chain generated from a model's definition.
 """
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from ..core.results import ResultMixin
 from ..core.stats import truncated_poisson_log_weights, truncated_poisson_weights
-from ..core.validation import check_int
-from .common import _check_common, conditional_blocking
+from ..core.results import ResultMixin
+from ..core.validation import check_choice, check_int
+from .chain import (
+    FiniteNChain,
+    StateIndex,
+    as_exact_rho,
+    custom_in_space,
+    default_start,
+    enumerate_states,
+    explore_states,
+    finite_n_chain,
+    n_states_estimate,
+)
+from .common import SAMPLINGS, _check_common, _check_model_rho, policy_model
 
-# --------------------------------------------------------------------------------------------------
-# exact finite-N solution (occupancy-count CTMC)
-# --------------------------------------------------------------------------------------------------
+__all__ = ["ExactFiniteNResult", "exact_finite_n"]
+
+METHODS = ("auto", "lu", "gauss-seidel", "exact")
+
 
 @dataclass
 class ExactFiniteNResult(ResultMixin):
-    r"""Stationary solution of the occupancy-count CTMC (:func:`exact_finite_n`).
+    r"""Stationary solution of the finite-N count chain (:func:`exact_finite_n`).
 
-    ``blocking`` is :math:`\sum_n \pi(n) b(n)`; ``occupancy[k]`` is :math:`E[n_k]/N`;
-    ``residual`` is :math:`\max |\pi Q|` of the computed distribution.
+    ``blocking`` is :math:`B_N = \sum_n \pi(n) b(n)` (float64; ``blocking_exact`` holds the exact
+    rational for ``method="exact"``); ``occupancy[k]`` is :math:`E[n_k]/N`, the fraction of servers
+    holding ``k`` jobs (occupancy and tail models; for a custom model the mean state
+    ``state_mean``); ``residual`` is :math:`\max |\pi Q|` of the computed distribution.
+    ``states`` and ``pi`` (not in ``to_dict``) are the states (rows, in the order of ``symbols``) and
+    their stationary probabilities.
     """
 
     policy: str
     N: int
-    C: int
+    C: int | None
     rho: float
     d: int | None
     sampling: str
@@ -39,15 +56,33 @@ class ExactFiniteNResult(ResultMixin):
     residual: float
     method: str = ("sparse LU (SuperLU, minimum degree on A+A^T) of the balance equations of the "
                    "occupancy-count CTMC")
+    model: str = ""
+    blocking_exact: Fraction | None = None
+    state_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    symbols: tuple = ()
+    chain_source: str = ""
+    wall_time: float = 0.0
+    states: np.ndarray = field(default=None, repr=False)
+    pi: np.ndarray = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
-        return {"policy": self.policy, "N": self.N, "C": self.C, "rho": self.rho, "d": self.d,
-                "sampling": self.sampling, "blocking": self.blocking,
-                "occupancy": self.occupancy.tolist(), "n_states": self.n_states,
-                "residual": self.residual, "method": self.method}
+        return {"policy": self.policy, "model": self.model, "N": self.N, "C": self.C, "rho": self.rho,
+                "d": self.d, "sampling": self.sampling, "blocking": self.blocking,
+                "blocking_exact": None if self.blocking_exact is None else _fraction_text(self.blocking_exact),
+                "occupancy": self.occupancy.tolist(), "state_mean": self.state_mean.tolist(),
+                "symbols": [str(s) for s in self.symbols], "n_states": self.n_states,
+                "residual": self.residual, "method": self.method, "chain_source": self.chain_source,
+                "wall_time": self.wall_time}
+
+
+def _fraction_text(q: Fraction) -> str:
+    """``"p/q"`` without Python's limit on the digits of int -> str (python-flint prints big integers)."""
+    from flint import fmpz
+    return f"{fmpz(q.numerator)}/{fmpz(q.denominator)}"
 
 
 _GS_MAX_STATES = 200_000   # Gauss-Seidel beyond the LU limit, up to here (N = 100 at C = 3: 176,851 states, ~1 min)
+_EXACT_MAX_STATES = 1_500  # exact rationals (dense fraction-free / Dixon solve in python-flint)
 
 
 def _gauss_seidel_stationary(AT_indptr, AT_indices, AT_data, out_rate, order, pi, tol, max_sweeps):
@@ -60,92 +95,209 @@ def _n_states(N: int, C: int) -> int:
     return math.comb(N + C, C)
 
 
-def _enumerate_states(N: int, C: int) -> np.ndarray:
-    """All (n_0, ..., n_C) with sum N (stars and bars), one per row."""
-    M = _n_states(N, C)
-    bars = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(N + C), C)),
-                       dtype=np.int64, count=M * C).reshape(M, C)
-    ext = np.concatenate([np.full((M, 1), -1, np.int64), bars, np.full((M, 1), N + C, np.int64)],
-                         axis=1)
-    return np.diff(ext, axis=1) - 1
-
-
-def _routing_probabilities(policy, N, d, sampling, S):
-    """q[:, k] = probability that an arrival in state S joins a level-k server (k < C)."""
-    M, C1 = S.shape
-    C = C1 - 1
-    q = np.zeros((M, C))
-    Sf = S.astype(np.float64)
-    if policy == "random":
-        q[:] = Sf[:, :C] / N
-    elif policy == "jsq":
-        nonempty = S[:, :C] > 0
-        has = nonempty.any(axis=1)
-        first = np.argmax(nonempty, axis=1)
-        q[np.nonzero(has)[0], first[has]] = 1.0
-    elif policy == "power":
-        T = np.cumsum(Sf[:, ::-1], axis=1)[:, ::-1]          # T[:, k] = servers with >= k jobs
-        if sampling == "with_replacement":
-            P = (T / N) ** d
-        else:
-            P = np.ones_like(T)
-            for i in range(d):
-                P = P * np.clip(T - i, 0, None) / (N - i)
-        q[:] = P[:, :C] - P[:, 1:]
-    else:  # retrial
-        nC = Sf[:, C]
-        if sampling == "with_replacement":
-            f = nC / N
-            geo = np.zeros(M)
-            term = np.ones(M)
-            for _ in range(d):
-                geo += term / N
-                term = term * f
-        else:
-            geo = np.zeros(M)
-            allfull = np.ones(M)   # P(first j attempts all hit full servers)
-            for j in range(d):
-                geo += allfull / (N - j)
-                allfull = allfull * np.clip(nC - j, 0, None) / (N - j)
-        q[:] = Sf[:, :C] * geo[:, None]
-    return q
-
-
 def _max_states(C: int) -> int:
-    """Default state limit of :func:`exact_finite_n` (a few seconds on one core)."""
+    """Default state limit of the sparse LU (a few seconds on one core); ``C`` = free dimensions."""
     return {1: 1_000_000, 2: 200_000, 3: 30_000}.get(C, 8_000)
 
 
-def exact_finite_n(policy, N, C, rho, d=None, *, sampling="with_replacement",
-                   max_states=None) -> ExactFiniteNResult:
-    r"""Exact stationary blocking of the ``N``-server system (small ``N``, ``C``).
+def _free_dims(chain: FiniteNChain) -> int:
+    if chain.state_kind in ("occupancy", "tail"):
+        return int(chain.C)
+    return max(1, chain.n - len(chain.model._invariants))
 
-    The occupancy counts :math:`n = (n_0, \dots, n_C)`, :math:`\sum_k n_k = N`, form a CTMC with
 
-    * arrival to a level-``k`` server (:math:`n_k \to n_k - 1, n_{k+1} \to n_{k+1} + 1`) at rate
-      :math:`N \rho\, q_k(n)`, the routing probability of the policy and sampling convention
-      (module docstring);
-    * departure from a level-``k`` server at rate :math:`k n_k` (``mu = 1``).
+def _jobs(chain: FiniteNChain, S: np.ndarray) -> np.ndarray | None:
+    """Total number of jobs per state (occupancy / tail models), else None."""
+    if chain.state_kind == "occupancy":
+        return S @ np.arange(chain.C + 1)
+    if chain.state_kind == "tail":
+        return S.sum(axis=1)
+    return None
 
-    Its :math:`\binom{N+C}{C}` balance equations (one replaced by the normalisation) are solved by a
-    sparse LU factorisation; :math:`B_N = \sum_n \pi(n) b(n)` (PASTA).
+
+def _occupancy(chain: FiniteNChain, mean_counts: np.ndarray) -> np.ndarray:
+    N = chain.N
+    if chain.state_kind == "occupancy":
+        return mean_counts / N
+    if chain.state_kind == "tail":
+        u = np.concatenate([[N], mean_counts, [0.0]]) / N
+        return u[:-1] - u[1:]
+    return mean_counts / N
+
+
+def _product_form_ref(chain: FiniteNChain, index: StateIndex, rho: float) -> int | None:
+    """Index of the product-form mode (independent M/M/C/C servers): a likely state, so that no
+    ratio pi(n)/pi(ref) overflows."""
+    if chain.state_kind not in ("occupancy", "tail"):
+        return None
+    C, N = chain.C, chain.N
+    p = truncated_poisson_weights(C, rho)
+    guess = np.floor(N * p / p.sum()).astype(np.int64)
+    guess[int(np.argmax(p))] += N - guess.sum()
+    if chain.state_kind == "tail":
+        guess = np.cumsum(guess[::-1])[::-1][1:]
+    i = int(index.lookup(guess[None, :])[0])
+    return i if i >= 0 else None
+
+
+def build_generator(chain: FiniteNChain, rho: float, *, max_states: int, initial=None):
+    """States, rates and the sparse generator of the chain at load ``rho`` (floats), after the checks
+    of :meth:`FiniteNChain.check_rates`. Returns ``(S, index, rows, cols, vals, R)``."""
+    if chain.state_kind in ("occupancy", "tail"):
+        S = enumerate_states(chain)
+        index = StateIndex(S, chain.N)
+
+        def in_space(T):
+            return index.lookup(T) >= 0
+    else:
+        start = default_start(chain, rho) if initial is None else np.asarray(initial, dtype=np.int64)
+        if start.shape != (chain.n,):
+            raise ValueError(f"initial must be a count state of length {chain.n} (symbols {chain.symbols}), "
+                             f"got {initial!r}")
+        S = explore_states(chain, start, rho, max_states)
+        index = StateIndex(S, chain.N)
+        space = custom_in_space(chain)
+
+        def in_space(T):
+            return space(T)
+    R = chain.rate_matrix(S, rho)
+    R = chain.check_rates(S, R, rho, in_space)
+    rows, cols, vals = [], [], []
+    for j in range(R.shape[1]):
+        pos = np.nonzero(R[:, j] > 0)[0]
+        if pos.size == 0:
+            continue
+        tgt = index.lookup(S[pos] + chain.jumps[j])
+        if np.any(tgt < 0):    # pragma: no cover - excluded by check_rates
+            i = pos[int(np.argmax(tgt < 0))]
+            raise ValueError(f"{chain.transition_text(j)} leaves the explored states from {chain.state_text(S[i])}")
+        rows.append(pos)
+        cols.append(tgt)
+        vals.append(R[pos, j])
+    if rows:
+        rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+    else:
+        rows = cols = np.zeros(0, np.int64)
+        vals = np.zeros(0)
+    return S, index, rows, cols, vals, R
+
+
+def _parse_call(model, N, args, kw):
+    """Both call forms -> (model, N, rho, rho_given, policy name or None, sampling)."""
+    rho, C, d, sampling = kw["rho"], kw["C"], kw["d"], kw["sampling"]
+    if isinstance(model, str):
+        pos = list(args)
+        if len(pos) > 3:
+            raise TypeError(f"exact_finite_n(policy, N, C, rho, d) takes at most 5 positional arguments, got {2 + len(pos)}")
+        names = ["C", "rho", "d"]
+        given = dict(C=C, rho=rho, d=d)
+        for name, v in zip(names, pos):
+            if given[name] is not None:
+                raise TypeError(f"exact_finite_n() got multiple values for argument {name!r}")
+            given[name] = v
+        if given["C"] is None or given["rho"] is None:
+            raise TypeError("exact_finite_n(policy, N, C, rho, d=None): C and rho are required with a policy name")
+        rho_given = _decimal(given["rho"], kw)
+        policy, N, C, rho_f, d, sampling = _check_common(model, N, given["C"], rho_given, given["d"], sampling)
+        _early_size_check(N, C, kw)
+        return policy_model(policy, C, d), N, rho_f, rho_given, sampling
+    if C is not None or d is not None:
+        raise TypeError("C and d are given by the model; pass them only with a policy name "
+                        "(exact_finite_n(policy, N, C, rho, d))")
+    if len(args) > 1:
+        raise TypeError(f"exact_finite_n(model, N, rho) takes 3 positional arguments, got {2 + len(args)}")
+    if args:
+        if rho is not None:
+            raise TypeError("exact_finite_n() got multiple values for argument 'rho'")
+        rho = args[0]
+    if rho is None:
+        raise TypeError("exact_finite_n(model, N, rho): rho is required")
+    rho = _decimal(rho, kw)
+    model, N, rho_f, sampling = _check_model_rho(model, N, rho, sampling)
+    if getattr(model, "state_kind", "custom") in ("occupancy", "tail"):
+        _early_size_check(N, model.C, kw)
+    return model, N, rho_f, rho, sampling
+
+
+def _decimal(rho, kw):
+    """A decimal string is an exact rational for ``method="exact"``."""
+    if isinstance(rho, str) and kw.get("method") == "exact":
+        try:
+            return Fraction(rho.strip())
+        except ValueError:
+            raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
+    return rho
+
+
+def _early_size_check(N, C, kw):
+    """Refuse an occupancy / tail chain that is too large before any model or state is built."""
+    method, max_states = kw.get("method", "auto"), kw.get("max_states")
+    if max_states is not None:
+        max_states = check_int(max_states, "max_states", min_value=1)
+    if method == "exact":
+        hard = _EXACT_MAX_STATES if max_states is None else max_states
+    else:
+        limit = _max_states(C) if max_states is None else max_states
+        hard = limit if method == "lu" else max(limit, _GS_MAX_STATES)
+    est = n_states_estimate("occupancy", N, C)
+    if est > 1.01 * hard:
+        raise ValueError(f"the count chain has C(N+C, C) ~ {est:.4g} states for N = {N}, C = {C}; "
+                         f"exact_finite_n(method={method!r}) handles at most {hard} states; use simulate() or "
+                         "refined_mean_field() instead")
+
+
+def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_replacement", method="auto",
+                   max_states=None, initial=None) -> ExactFiniteNResult:
+    r"""Exact stationary blocking of the ``N``-server system of any model (small chains).
+
+    Two call forms: ``exact_finite_n(model, N, rho)`` for any :class:`~symloss.MeanFieldModel`, and the
+    shorthand ``exact_finite_n(policy, N, C, rho, d=None)`` with a policy name ``"random"``,
+    ``"retrial"``, ``"power"``, ``"jsq"`` (the shipped :class:`~symloss.RandomRouting`,
+    :class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`, :class:`~symloss.JSQ`).
+
+    The count chain is generated from the model's definition (:mod:`symloss.finite_n.chain`): a
+    transition ``(jump, rate)`` moves the counts :math:`n = N x` by ``jump`` at rate
+    :math:`N \beta(n/N)`, or at the model's finite-N rate (:meth:`~symloss.MeanFieldModel.finite_n_transitions`,
+    e.g. sampling without replacement). Its states are enumerated (compositions for
+    ``state_kind="occupancy"``, monotone tails for ``"tail"``, breadth-first search from
+    ``initial`` for ``"custom"``), every rate is checked at every state (negative or undefined
+    rates and transitions that leave the state space raise, naming the state and the transition),
+    and the balance equations :math:`\pi Q = 0` are solved with one unknown fixed at a likely
+    state:
+
+    * ``"lu"``: sparse LU (SuperLU, minimum degree on :math:`A + A^T`);
+    * ``"gauss-seidel"``: symmetric Gauss-Seidel (numba), states ordered by the number of jobs,
+      started from the product form, until every probability changes by less than ``1e-13``
+      relative in a sweep pair;
+    * ``"exact"``: exact rationals (python-flint ``fmpq_mat``; ``rho`` an exact rational: int,
+      ``Fraction``, SymPy ``Rational`` or a decimal string); ``blocking_exact`` is the rational
+      :math:`B_N`;
+    * ``"auto"``: LU up to the state limit, Gauss-Seidel beyond (up to 200 000 states).
+
+    :math:`B_N = \sum_n \pi(n) b(n)` with ``b`` the definition's conditional loss probability
+    (PASTA). The answer is returned only when :math:`\max|\pi Q|` is at the rounding level.
 
     Parameters
     ----------
-    policy : {"random", "retrial", "power", "jsq"}
-    N, C : int
-        Servers and capacity. The number of states :math:`M = \binom{N+C}{C}` is limited by default
-        to 200 000 for ``C = 2`` (``N <= 630``), 30 000 for ``C = 3`` (``N <= 54``) and 8 000 for
-        ``C >= 4`` (``N <= 11`` for ``C = 5``): the sparse LU fill grows like :math:`M^{4/3}` for
-        ``C = 3`` and faster for larger ``C`` (measured: ``N = 50, C = 3``, 23 426 states, 3 s;
-        ``N = 68, C = 3``, 57 155 states, 17 s; ``N = 15, C = 5``, 15 504 states, 16 s).
-    rho : float
+    model : MeanFieldModel or {"random", "retrial", "power", "jsq"}
+    N : int
+        Servers.
+    rho : float (or exact rational for ``method="exact"``)
         Load per server.
-    d : int, optional
-        Attempts / samples for "retrial" / "power".
+    C, d : int
+        Only with a policy name: capacity and attempts / samples (retrial / power).
     sampling : {"with_replacement", "without_replacement"}
+        Passed to the model's ``finite_n_transitions`` (the shipped models give the
+        without-replacement rates).
+    method : {"auto", "lu", "gauss-seidel", "exact"}
     max_states : int, optional
-        Override the state limit.
+        State limit of the direct solve (default by the number of free dimensions ``C``: 1 000 000
+        for ``C = 1``, 200 000 for ``C = 2``, 30 000 for ``C = 3``, 8 000 beyond; for
+        ``method="exact"`` 1 500). ``"auto"`` switches to Gauss-Seidel past it, up to 200 000
+        states; larger chains raise before any work (use :func:`symloss.simulate`).
+    initial : sequence of int, optional
+        Start of the state search of a custom model (default: ``N`` times ``initial_state(rho)`` or
+        the mean-field fixed point, rounded onto the invariants).
 
     Returns
     -------
@@ -158,98 +310,186 @@ def exact_finite_n(policy, N, C, rho, d=None, *, sampling="with_replacement",
 
     >>> round(exact_finite_n("random", 10, 1, 1.0).blocking, 12)
     0.5
+    >>> from fractions import Fraction
+    >>> from symloss import RandomRouting
+    >>> exact_finite_n(RandomRouting(2), 4, Fraction(1), method="exact").blocking_exact   # E(2, 1)
+    Fraction(1, 5)
     """
-    policy, N, C, rho_f, d, sampling = _check_common(policy, N, C, rho, d, sampling)
-    M = _n_states(N, C)
-    limit = _max_states(C) if max_states is None else check_int(max_states, "max_states", min_value=1)
-    iterative_limit = max(limit, _GS_MAX_STATES)
-    if M > iterative_limit:
-        raise ValueError(f"the occupancy-count chain has C(N+C, C) = {M} states for N = {N}, "
-                         f"C = {C}; exact_finite_n handles at most {iterative_limit} states "
-                         f"(sparse LU up to {limit}, Gauss-Seidel beyond); use simulate() or "
-                         f"refined_mean_field() instead")
-    S = _enumerate_states(N, C)
-    base = N + 1
-    weights = base ** np.arange(C + 1, dtype=np.int64)
-    weights[0] = 0                       # n_0 is implied by the others
-    keys = S @ weights
-    order = np.argsort(keys)
-    sorted_keys = keys[order]
-
-    def index_of(T):
-        return order[np.searchsorted(sorted_keys, T @ weights)]
-
-    q = _routing_probabilities(policy, N, d, sampling, S)
-    rows, cols, vals = [], [], []
-    idx = np.arange(M)
-    for k in range(C):                   # arrivals k -> k+1
-        rate = N * rho_f * q[:, k]
-        m = rate > 0
-        T = S[m].copy()
-        T[:, k] -= 1
-        T[:, k + 1] += 1
-        rows.append(idx[m]); cols.append(index_of(T)); vals.append(rate[m])
-    for k in range(1, C + 1):            # departures k -> k-1
-        rate = k * S[:, k].astype(np.float64)
-        m = rate > 0
-        T = S[m].copy()
-        T[:, k] -= 1
-        T[:, k - 1] += 1
-        rows.append(idx[m]); cols.append(index_of(T)); vals.append(rate[m])
-    rows = np.concatenate(rows); cols = np.concatenate(cols); vals = np.concatenate(vals)
-    out = np.bincount(rows, weights=vals, minlength=M)
-    Q = sps.csr_matrix((np.concatenate([vals, -out]), (np.concatenate([rows, idx]),
-                                                      np.concatenate([cols, idx]))), shape=(M, M))
-    # pi Q = 0  <=>  Q^T pi^T = 0. Fix pi(state 0) = 1, drop its balance equation (the system stays
-    # sparse: no dense normalisation row), solve for the rest, then normalise.
-    # The fixed state is a likely one (the product-form mode), so that no ratio pi(n)/pi(ref)
-    # overflows.
-    A = Q.T.tocsc()
-    method = ExactFiniteNResult.method
-    if M == 1:
-        pi = np.ones(1)
-    elif M > limit:
-        # too large for the direct solve (LU fill-in): symmetric Gauss-Seidel, states ordered by the
-        # total number of jobs, started from the product-form (independent servers) guess, until
-        # the relative change of every probability is below 1e-13; the residual is reported.
-        AT = sps.csr_matrix((vals, (cols, rows)), shape=(M, M))
-        level = S @ np.arange(C + 1)
-        order_gs = np.argsort(level, kind="stable").astype(np.int64)
-        logpi = S @ truncated_poisson_log_weights(C, rho_f)
-        pi = np.exp(logpi - logpi.max())
-        pi /= pi.sum()
-        sweeps, change = _gauss_seidel_stationary(AT.indptr.astype(np.int64), AT.indices.astype(np.int64),
-                                                  AT.data, out, order_gs, pi, 1e-13, 20000)
-        if change >= 1e-13:
-            raise ArithmeticError(f"exact_finite_n: Gauss-Seidel did not converge in {sweeps} sweeps "
-                                  f"(relative change {change:.2e})")
-        method = (f"symmetric Gauss-Seidel on the balance equations ({sweeps} sweeps, relative change "
-                  f"< 1e-13), states ordered by total jobs; used beyond {limit} states")
+    check_choice(method, "method", METHODS)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    model, N, rho_f, rho_given, sampling = _parse_call(model, N, args, {"rho": rho, "C": C, "d": d,
+                                                                         "sampling": sampling, "method": method,
+                                                                         "max_states": max_states})
+    rho_q = None
+    if method == "exact":
+        rho_q, rho_frac = as_exact_rho(rho_given)
+        rho_f = float(rho_frac)
+    t0 = time.perf_counter()
+    chain = finite_n_chain(model, N, sampling)
+    free = _free_dims(chain)
+    if method == "exact":
+        limit = _EXACT_MAX_STATES if max_states is None else check_int(max_states, "max_states", min_value=1)
+        hard = limit
     else:
-        p = truncated_poisson_weights(C, rho_f)
-        guess = np.floor(N * p / p.sum()).astype(np.int64)
-        guess[int(np.argmax(p))] += N - guess.sum()
-        ref = int(index_of(guess[None, :])[0])
-        keep = np.ones(M, bool)
-        keep[ref] = False
-        lu = spla.splu(A[keep][:, keep].tocsc(), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.1,
-                       options=dict(SymmetricMode=True))
-        pi = np.empty(M)
-        pi[ref] = 1.0
-        pi[keep] = lu.solve(-A[keep][:, [ref]].toarray().ravel())
-    if np.min(pi) < -1e-10 * np.max(pi):
-        raise ArithmeticError("exact_finite_n: the sparse solve returned a distribution with "
-                              f"negative mass {np.min(pi):.3g}")
+        limit = _max_states(free) if max_states is None else check_int(max_states, "max_states", min_value=1)
+        hard = limit if method == "lu" else max(limit, _GS_MAX_STATES)
+    if chain.state_kind in ("occupancy", "tail"):
+        est = n_states_estimate(chain.state_kind, N, chain.C)
+        if est > 1.01 * hard:
+            raise ValueError(f"the count chain of {model!r} has C(N+C, C) ~ {est:.4g} states for N = {N}, "
+                             f"C = {chain.C}; exact_finite_n(method={method!r}) handles at most {hard} states "
+                             + ("(sparse LU up to the limit, Gauss-Seidel beyond); " if method == "auto" else "")
+                             + "use simulate() or refined_mean_field() instead")
+        M = _n_states(N, chain.C)
+        if M > hard:
+            raise ValueError(f"the count chain of {model!r} has {M} states for N = {N}, C = {chain.C}; "
+                             f"exact_finite_n(method={method!r}) handles at most {hard} states; use simulate()")
+    S, index, rows, cols, vals, R = build_generator(chain, rho_f, max_states=hard, initial=initial)
+    M = S.shape[0]
+    out = np.bincount(rows, weights=vals, minlength=M)
+    idx = np.arange(M)
+    if method == "exact":
+        pi, b_exact, solver = _solve_exact(chain, S, index, rows, cols, R, rho_q)
+    else:
+        use_gs = method == "gauss-seidel" or (method == "auto" and M > limit)
+        if M == 1:
+            pi, solver = np.ones(1), "single state"
+        elif use_gs:
+            pi, solver = _solve_gs(chain, S, rows, cols, vals, out, rho_f, limit if method == "auto" else None)
+        else:
+            pi, solver = _solve_lu(chain, S, index, rows, cols, vals, out, rho_f)
+        b_exact = None
+    Q = sps.csr_matrix((np.concatenate([vals, -out]), (np.concatenate([rows, idx]), np.concatenate([cols, idx]))),
+                       shape=(M, M))
+    residual = float(np.max(np.abs(Q.T @ pi))) if M > 1 else 0.0
+    scale = float(out.max()) if M > 1 else 1.0
+    if residual > 1e-9 * max(scale, 1.0):
+        raise ArithmeticError(f"exact_finite_n: the stationary solve of {model!r} (N = {N}, rho = {rho_f:g}) left a "
+                              f"residual max|pi Q| = {residual:.3g} (rates up to {scale:.3g}); the chain may not "
+                              "be irreducible")
+    bvals = chain.blocking_values(S, rho_f)
+    if not np.all(np.isfinite(bvals)) or np.any(bvals < -1e-15) or np.any(bvals > 1 + 1e-12):
+        i = int(np.argmax(~np.isfinite(bvals) | (bvals < -1e-15) | (bvals > 1 + 1e-12)))
+        raise ValueError(f"{model!r}: the loss probability b(n) = {chain.blocking} is {bvals[i]} at the state "
+                         f"{chain.state_text(S[i])}, not a probability")
+    blocking = float(b_exact) if b_exact is not None else float(pi @ bvals)
+    mean = pi @ S
+    return ExactFiniteNResult(
+        policy=getattr(model, "name", type(model).__name__), N=N, C=getattr(model, "C", None), rho=rho_f,
+        d=getattr(model, "d", None) if getattr(model, "name", "") in ("retrial", "power") else None,
+        sampling=sampling, blocking=blocking, occupancy=_occupancy(chain, mean), n_states=M, residual=residual,
+        method=solver, model=repr(model), blocking_exact=b_exact, state_mean=mean / N, symbols=chain.symbols,
+        chain_source=chain.source, wall_time=time.perf_counter() - t0, states=S, pi=pi)
+
+
+def _solve_lu(chain, S, index, rows, cols, vals, out, rho):
+    M = S.shape[0]
+    A = sps.csc_matrix((np.concatenate([vals, -out]), (np.concatenate([cols, np.arange(M)]),
+                                                       np.concatenate([rows, np.arange(M)]))), shape=(M, M))
+    ref = _product_form_ref(chain, index, rho)
+    if ref is None:
+        ref = 0
+    keep = np.ones(M, bool)
+    keep[ref] = False
+    Ak = A[keep][:, keep].tocsc()
+    try:
+        lu = spla.splu(Ak, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.1, options=dict(SymmetricMode=True))
+    except RuntimeError as exc:
+        raise ArithmeticError(f"exact_finite_n: the balance equations are singular ({exc}); the chain of "
+                              f"{chain.model!r} is not irreducible from the fixed state") from None
+    pi = np.empty(M)
+    pi[ref] = 1.0
+    pi[keep] = lu.solve(-A[keep][:, [ref]].toarray().ravel())
+    if not np.all(np.isfinite(pi)) or np.min(pi) < -1e-10 * np.max(pi):
+        raise ArithmeticError("exact_finite_n: the sparse solve returned a distribution with negative or "
+                              f"non-finite mass (min {np.min(pi):.3g})")
     pi = np.clip(pi, 0, None)
     pi /= pi.sum()
-    residual = float(np.max(np.abs(Q.T @ pi)))
-    b = conditional_blocking(policy, N, d, S[:, C], sampling if policy in ("retrial", "power")
-                             else "with_replacement")
-    blocking = float(pi @ b)
-    occupancy = (pi @ S) / N
-    return ExactFiniteNResult(policy=policy, N=N, C=C, rho=rho_f,
-                              d=d if policy in ("retrial", "power") else None, sampling=sampling,
-                              blocking=blocking, occupancy=occupancy, n_states=M, residual=residual,
-                              method=method)
+    return pi, ("sparse LU (SuperLU, minimum degree on A+A^T) of the balance equations of the count chain "
+                "generated from the definition")
 
 
+def _solve_gs(chain, S, rows, cols, vals, out, rho, limit):
+    M = S.shape[0]
+    AT = sps.csr_matrix((vals, (cols, rows)), shape=(M, M))
+    jobs = _jobs(chain, S)
+    order = (np.argsort(jobs, kind="stable") if jobs is not None else np.arange(M)).astype(np.int64)
+    if chain.state_kind == "occupancy":
+        logpi = S @ truncated_poisson_log_weights(chain.C, rho)
+    elif chain.state_kind == "tail":
+        occ = np.concatenate([chain.N - S[:, :1], S[:, :-1] - S[:, 1:], S[:, -1:]], axis=1)
+        logpi = occ @ truncated_poisson_log_weights(chain.C, rho)
+    else:
+        logpi = np.zeros(M)
+    pi = np.exp(logpi - logpi.max())
+    pi /= pi.sum()
+    if np.any(out <= 0):
+        i = int(np.argmax(out <= 0))
+        raise ArithmeticError(f"exact_finite_n: the state {chain.state_text(S[i])} is absorbing (no transition "
+                              "out): the chain has no unique stationary law")
+    sweeps, change = _gauss_seidel_stationary(AT.indptr.astype(np.int64), AT.indices.astype(np.int64), AT.data,
+                                              out, order, pi, 1e-13, 20000)
+    if change >= 1e-13:
+        raise ArithmeticError(f"exact_finite_n: Gauss-Seidel did not converge in {sweeps} sweeps "
+                              f"(relative change {change:.2e})")
+    where = f"; used beyond {limit} states" if limit is not None else ""
+    return pi, (f"symmetric Gauss-Seidel on the balance equations ({sweeps} sweeps, relative change < 1e-13), "
+                f"states ordered by total jobs{where}")
+
+
+def _solve_exact(chain, S, index, rows, cols, R, rho_q):
+    """pi Q = 0 in exact rationals: every rate re-evaluated exactly (checked >= 0), one unknown fixed,
+    the dense system solved by python-flint (Dixon p-adic lifting), the solution checked exactly."""
+    from flint import fmpq, fmpq_mat
+    M = S.shape[0]
+    Q = {}
+    out = [fmpq(0)] * M
+    for j in range(R.shape[1]):
+        for i in np.nonzero(R[:, j] > 0)[0]:
+            v = chain.exact_rate(j, S[i], rho_q)
+            if v < 0:
+                raise ValueError(f"{chain.transition_text(j)}: exact rate {v} < 0 at {chain.state_text(S[i])}")
+            if v == 0:
+                continue
+            t = int(index.lookup((S[i] + chain.jumps[j])[None, :])[0])
+            Q[(int(i), t)] = Q.get((int(i), t), fmpq(0)) + v
+            out[int(i)] += v
+    if M == 1:
+        pi = [fmpq(1)]
+    else:
+        ref = _product_form_ref(chain, index, float(rho_q.p) / float(rho_q.q))
+        ref = 0 if ref is None else ref
+        others = [i for i in range(M) if i != ref]
+        pos = {s: k for k, s in enumerate(others)}
+        A = fmpq_mat(M - 1, M - 1)
+        b = fmpq_mat(M - 1, 1)
+        for (i, t), v in Q.items():        # balance of state t: sum_i pi_i q_it - pi_t out_t = 0
+            if t == ref:
+                continue
+            if i == ref:
+                b[pos[t], 0] -= v
+            else:
+                A[pos[t], pos[i]] += v
+        for s in others:
+            A[pos[s], pos[s]] -= out[s]
+        try:
+            x = A.solve(b, algorithm="dixon")
+        except ZeroDivisionError:
+            raise ArithmeticError(f"exact_finite_n: the balance equations of {chain.model!r} are singular "
+                                  "(the chain is not irreducible)") from None
+        pi = [fmpq(0)] * M
+        pi[ref] = fmpq(1)
+        for s in others:
+            pi[s] = x[pos[s], 0]
+    Z = sum(pi, fmpq(0))
+    pi = [p / Z for p in pi]
+    bal = [-pi[i] * out[i] for i in range(M)]
+    for (i, t), v in Q.items():
+        bal[t] += pi[i] * v
+    if any(v != 0 for v in bal) or any(p < 0 for p in pi):
+        raise ArithmeticError("exact_finite_n: the exact solution does not satisfy pi Q = 0")  # pragma: no cover
+    B = sum((pi[i] * chain.exact_blocking(S[i], rho_q) for i in range(M)), fmpq(0))
+    pif = np.array([float(p.p) / float(p.q) if abs(int(p.q)) < 2 ** 1000 else float(Fraction(int(p.p), int(p.q)))
+                    for p in pi])
+    return (pif / pif.sum(), Fraction(int(B.p), int(B.q)),
+            "exact rationals (python-flint fmpq_mat, Dixon p-adic solve; pi Q = 0 checked exactly)")

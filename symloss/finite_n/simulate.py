@@ -1,4 +1,16 @@
-r"""Finite-N load balancing in loss systems: simulation, exact small-N solution, refined mean field.
+r"""Finite-N simulation of any model: a count-level kernel generated from the definition, and the
+hand-written server-level kernels of the shipped policies as a fast path checked against it.
+
+Any :class:`~symloss.MeanFieldModel`: the count chain of :mod:`symloss.finite_n.chain` is simulated by
+a numba kernel generated from its rates (:mod:`symloss.finite_n.generated`); the blocking estimate is
+the time average of the definition's conditional loss probability ``b(n)`` (PASTA), with the expected
+holding time ``1/R`` as the time step (conditional Monte Carlo). For the shipped policies the
+server-level kernel below is used instead when, and only when, the model's finite-N transitions and
+loss probability are *identical* (SymPy) to the count chain that kernel realises; an edited definition
+(a subclass with another rate) falls back to the generated kernel with a
+:class:`~symloss.DefinitionMismatchWarning`.
+
+The shipped policies, as the server-level kernel realises them:
 
 Model (seed 000, ``shared/MATH.md`` section 2). ``N`` servers of capacity ``C``; Poisson arrivals of
 total rate :math:`N\lambda`; exponential services of rate :math:`\mu = 1`; load :math:`\rho = \lambda`.
@@ -53,15 +65,19 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 
 import numpy as np
+import sympy as sp
 
+from ..core.model import RHO
 from ..core.random import seed_sequence, spawn
 from ..core.results import ResultMixin
 from ..core.stats import t_interval, truncated_poisson_weights
-from ..core.validation import check_int
-from .common import N_BATCHES, _check_common, conditional_blocking
+from ..core.validation import check_choice, check_int
+from .chain import NSYM, FiniteNModelError, default_start, finite_n_chain
+from .common import N_BATCHES, SAMPLINGS, _check_common, _check_model_rho, policy_model
 
 # --------------------------------------------------------------------------------------------------
 # simulation
@@ -81,15 +97,22 @@ class SimulationResult(ResultMixin):
         ``replications >= 2`` (``ci_method == "replications"``), otherwise over ``20`` batch means of
         the single run (``ci_method == "batch means"``).
     lost_fraction, lost_ci : float, tuple
-        The raw fraction of lost arrivals and its interval (same method).
+        The raw fraction of lost arrivals and its interval (same method); NaN for the count-level
+        kernel (it does not simulate lost arrivals, which do not change the counts).
     occupancy : numpy.ndarray
-        Time-average fraction of servers holding ``k = 0..C`` jobs.
+        Time-average fraction of servers holding ``k = 0..C`` jobs (occupancy and tail models; for a
+        custom model the time-average state ``state_mean``).
     occupancy_ci : numpy.ndarray
         Shape ``(C+1, 2)``: 95 % intervals of ``occupancy``.
     estimates : numpy.ndarray
         The per-replication (or per-batch) blocking estimates behind ``ci``.
     events, warmup, replications : int
-        Measured events and warm-up events per replication, number of replications.
+        Measured events and warm-up events per replication, number of replications. Server-level
+        kernel: arrivals (lost or not) and departures; count-level kernel: transitions of the counts.
+    kernel : {"server", "count"}
+        Which simulator ran (``method`` describes it).
+    state_mean : numpy.ndarray
+        Time-average ``n / N`` in the model's variables.
     wall_time : float
         Seconds spent in the simulation kernel (compilation excluded).
     compile_time : float
@@ -120,6 +143,10 @@ class SimulationResult(ResultMixin):
     compile_time: float
     seed_entropy: object
     method: str = "numba event-driven simulation of the N-server system (xoshiro256**)"
+    model: str = ""
+    kernel: str = "server"
+    state_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    symbols: tuple = ()
 
     @property
     def total_events(self) -> int:
@@ -145,7 +172,9 @@ class SimulationResult(ResultMixin):
             "replications": self.replications, "arrivals": self.arrivals,
             "simulated_time": self.simulated_time, "wall_time": self.wall_time,
             "compile_time": self.compile_time, "events_per_second": self.events_per_second,
-            "seed_entropy": str(self.seed_entropy), "method": self.method,
+            "seed_entropy": str(self.seed_entropy), "method": self.method, "model": self.model,
+            "kernel": self.kernel, "state_mean": self.state_mean.tolist(),
+            "symbols": [str(v) for v in self.symbols],
         }
 
     def __repr__(self) -> str:
@@ -156,11 +185,13 @@ class SimulationResult(ResultMixin):
 
 
 _KERNEL_READY = False
+_MAX_TOTAL_EVENTS = 10 ** 13
+KERNELS = ("auto", "server", "count")
 
 
 def _kernel():
-    """Import (and, the first time in a process, compile or load from cache) the numba kernel.
-    Returns (run_kernel, seconds spent)."""
+    """Import (and, the first time in a process, compile or load from cache) the server-level numba
+    kernel. Returns (module, seconds spent)."""
     global _KERNEL_READY
     from . import _kernels as _simkernel
     if _KERNEL_READY:
@@ -183,34 +214,183 @@ def _initial_occupancy(rng, N, C, rho):
     return rng.choice(C + 1, size=N, p=truncated_poisson_weights(C, rho)).astype(np.int32)
 
 
-def simulate(policy, *, N, C, rho, d=None, events, warmup=None, replications=1, seed=None,
-             sampling="with_replacement") -> SimulationResult:
-    r"""Simulate the ``N``-server loss system under a routing policy and estimate its blocking.
+# --------------------------------------------------------------------------------------------------
+# the server-level fast path: which count chain each hand-written branch realises
+# --------------------------------------------------------------------------------------------------
+
+def _server_template(policy, C, d, N, sampling, U):
+    """The count chain (``{jump: rate}``, loss probability) that the server-level kernel realises for
+    ``policy`` (hand-written specification of the kernel's branches, compared with the definition by
+    :func:`server_level_policy`). ``U``: the count symbols (occupancy ``n_0..n_C`` or tails
+    ``U_1..U_C``)."""
+    without = sampling == "without_replacement" and policy != "jsq"
+    Nn = sp.Integer(N) if without else NSYM
+    out = {}
+
+    def add(jump, rate):
+        out[jump] = out.get(jump, sp.Integer(0)) + rate
+    if policy in ("random", "retrial"):           # occupancy counts, arrival k -> k+1
+        nC = U[C]
+        if not without:
+            geo = sum(((nC / NSYM) ** j for j in range(d)), sp.Integer(0)) / NSYM
+            block = (nC / NSYM) ** d
+        else:
+            geo, allfull = sp.Integer(0), sp.Integer(1)
+            for j in range(d):
+                geo += allfull / (Nn - j)
+                allfull = allfull * (nC - j) / (Nn - j)
+            block = allfull
+        for k in range(C):
+            jump = tuple(-1 if i == k else (1 if i == k + 1 else 0) for i in range(C + 1))
+            add(jump, Nn * RHO * U[k] * geo)
+        for k in range(1, C + 1):
+            jump = tuple(-1 if i == k else (1 if i == k - 1 else 0) for i in range(C + 1))
+            add(jump, k * U[k])
+        return out, block
+    T = (Nn,) + tuple(U) + (sp.Integer(0),)        # tails U_0 = N, U_1..U_C, U_{C+1} = 0
+    if policy == "power":
+        def P(k):
+            if not without:
+                return (T[k] / NSYM) ** d
+            p = sp.Integer(1)
+            for i in range(d):
+                p *= (T[k] - i) / (Nn - i)
+            return p
+        for k in range(1, C + 1):
+            add(tuple(1 if i == k - 1 else 0 for i in range(C)), Nn * RHO * (P(k - 1) - P(k)))
+        block = P(C)
+    else:  # jsq: the lowest level that is not full
+        H = sp.Heaviside
+        for k in range(1, C + 1):
+            lower = sp.Integer(1) if k == 1 else H(T[k - 1] / NSYM - 1, 1)
+            add(tuple(1 if i == k - 1 else 0 for i in range(C)), NSYM * RHO * lower * (1 - H(T[k] / NSYM - 1, 1)))
+        block = H(T[C] - NSYM, 1)
+    for k in range(1, C + 1):
+        add(tuple(-1 if i == k - 1 else 0 for i in range(C)), k * (T[k] - T[k + 1]))
+    return out, block
+
+
+def _same(a, b) -> bool:
+    diff = sp.expand(a - b)
+    if diff == 0:
+        return True
+    try:
+        return sp.cancel(sp.together(diff)) == 0
+    except (sp.PolynomialError, TypeError):  # pragma: no cover - non-rational leftovers
+        return False
+
+
+_FAST_CACHE: dict = {}
+
+
+def server_level_policy(model, N: int, sampling: str):
+    """``(policy, d)`` when the server-level kernel simulates exactly ``model``'s finite-N chain
+    (identical transitions and loss probability, checked in SymPy), else ``None`` (with a
+    :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose definition was edited)."""
+    from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
+    if isinstance(model, RandomRouting):
+        policy = "random"
+    elif isinstance(model, RetrialOfD):
+        policy = "retrial"
+    elif isinstance(model, PowerOfD):
+        policy = "power"
+    elif isinstance(model, JSQ):
+        policy = "jsq"
+    else:
+        return None
+    key = model._definition_key()
+    ck = (key, N if sampling == "without_replacement" else None, sampling)
+    if key is not None and ck in _FAST_CACHE:
+        out = _FAST_CACHE[ck]
+        if out is None:
+            _mismatch_warning(model, policy)
+        return out
+    chain = finite_n_chain(model, N, sampling)
+    C, d = model.C, model.d
+    template, block = _server_template(policy, C, d, N, sampling, chain.symbols)
+    mine = {}
+    for jump, rate in zip(chain.jumps, chain.rates):
+        t = tuple(int(v) for v in jump)
+        mine[t] = mine.get(t, sp.Integer(0)) + rate
+    ok = (set(mine) == set(template) and all(_same(mine[j], template[j]) for j in template)
+          and _same(chain.blocking, block))
+    out = (policy, d) if ok else None
+    if not ok:
+        _mismatch_warning(model, policy)
+    if key is not None:
+        _FAST_CACHE[ck] = out
+    return out
+
+
+def _mismatch_warning(model, policy):
+    from ..core.certify import DefinitionMismatchWarning
+    warnings.warn(f"{model!r}: the finite-N definition differs from the {policy!r} chain the server-level "
+                  "kernel simulates; using the count-level kernel generated from the definition",
+                  DefinitionMismatchWarning, stacklevel=4)
+
+
+# --------------------------------------------------------------------------------------------------
+# the public function
+# --------------------------------------------------------------------------------------------------
+
+def _parse_call(model, N, C, rho, d, sampling):
+    if isinstance(model, str):
+        if rho is None or C is None:
+            raise TypeError("simulate(policy, N=, C=, rho=, d=None, events=): C and rho are required with a "
+                            "policy name")
+        policy, N, C, rho_f, d, sampling = _check_common(model, N, C, rho, d, sampling)
+        return policy_model(policy, C, d), N, rho_f, sampling
+    if C is not None or d is not None:
+        raise TypeError("C and d are given by the model; pass them only with a policy name "
+                        "(simulate(policy, N=, C=, rho=, d=))")
+    if rho is None:
+        raise TypeError("simulate(model, N=, rho=, events=): rho is required")
+    model, N, rho_f, sampling = _check_model_rho(model, N, rho, sampling)
+    return model, N, rho_f, sampling
+
+
+def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, replications=1, seed=None,
+             sampling="with_replacement", kernel="auto", initial=None, policy=None) -> SimulationResult:
+    r"""Simulate the ``N``-server system of any model and estimate its blocking.
+
+    Call forms: ``simulate(model, N=..., rho=..., events=...)`` for any
+    :class:`~symloss.MeanFieldModel`, and the shorthand ``simulate(policy, N=..., C=..., rho=...,
+    d=None, events=...)`` with a policy name (see the module docstring).
 
     Parameters
     ----------
-    policy : {"random", "retrial", "power", "jsq"}
-        Routing policy (see the module docstring for the exact finite-N definitions).
+    model : MeanFieldModel or {"random", "retrial", "power", "jsq"}
+        The model (or a shipped policy by name; then ``C`` and, for retrial / power, ``d``).
     N : int
-        Number of servers, ``N * C < 2**31``.
-    C : int
-        Capacity of each server (``>= 1``).
+        Number of servers (server-level kernel: ``N * C < 2**31``).
     rho : float
         Load per server :math:`\rho = \lambda/\mu` (``mu = 1``); total arrival rate ``N * rho``.
-    d : int, optional
-        Attempts (retrial) or samples (power); required for those two, ``None`` for the others.
     events : int
-        Measured events (arrivals, lost or not, and departures) per replication.
+        Measured events per replication (server-level: arrivals, lost or not, and departures;
+        count-level: transitions of the counts).
+    C, d : int, optional
+        Only with a policy name.
+    policy : {"random", "retrial", "power", "jsq"}, optional
+        The policy name as a keyword (``simulate(policy="power", N=..., C=..., d=..., ...)``), instead
+        of ``model``.
     warmup : int, optional
-        Events discarded at the start of each replication. Default:
-        ``max(events // 10, 10 * N * (rho + min(rho, C)))``, i.e. at least about ten mean service
-        times (the initial state is drawn from the random-routing product form).
+        Events discarded at the start of each replication. Default: server level
+        ``max(events // 10, 10 * N * (rho + min(rho, C)))``; count level
+        ``max(events // 10, 10 * R0)`` with ``R0`` the total rate at the initial state (about ten
+        time units; the initial state is drawn from the random-routing product form for occupancy
+        and tail models).
     replications : int
         Independent replications (seeds from ``SeedSequence(seed).spawn(replications)``).
     seed : int, SeedSequence or None
         Identical seed, identical output. ``None`` draws fresh entropy (kept in ``seed_entropy``).
     sampling : {"with_replacement", "without_replacement"}
-        Finite-N convention for retrial / power (see the module docstring).
+        Finite-N convention (the model's ``finite_n_transitions``).
+    kernel : {"auto", "server", "count"}
+        ``"auto"``: the server-level kernel when it realises exactly this definition's chain
+        (:func:`server_level_policy`), else the generated count-level kernel; ``"server"`` raises if
+        the fast path does not apply; ``"count"`` always runs the generated kernel.
+    initial : sequence of int, optional
+        Initial counts of a custom model's count-level run (default: ``N`` times its initial state).
 
     Returns
     -------
@@ -218,39 +398,98 @@ def simulate(policy, *, N, C, rho, d=None, events, warmup=None, replications=1, 
 
     Notes
     -----
-    The jump chain is simulated exactly: an event is an arrival with probability
-    :math:`N\rho/(N\rho + J)` (``J`` busy jobs), otherwise the departure of a uniformly chosen busy
-    job. Time averages (occupancy distribution) weight each state by its expected holding time
-    :math:`1/(N\rho + J)` (conditional Monte Carlo: unbiased, no exponential draws). The blocking
-    estimate averages the conditional loss probability :math:`b(n)` over arrival epochs (PASTA).
+    Server level: the jump chain of the ``N`` servers is simulated exactly: an event is an arrival
+    with probability :math:`N\rho/(N\rho + J)` (``J`` busy jobs), otherwise the departure of a
+    uniformly chosen busy job; the blocking estimate averages the conditional loss probability
+    :math:`b(n)` over arrival epochs (PASTA). Count level: every transition rate is evaluated at
+    the current counts, one is drawn with probability proportional to its rate, and :math:`b(n)`
+    and the counts are integrated over time with the expected holding time :math:`1/R` as the time
+    step. Time averages weight each state by its expected holding time (conditional Monte Carlo).
 
     Confidence intervals: with ``replications >= 2``, a Student-t interval over the replication
-    estimates (independent, so exact up to normality); with one replication, batch means over 20
-    consecutive batches of ``events/20`` events (valid when a batch is much longer than the
-    correlation time, about ``N * (rho + busy)`` events per mean service time).
+    estimates; with one replication, batch means over 20 consecutive batches of ``events/20``
+    events (valid when a batch is much longer than the correlation time).
 
     Examples
     --------
     >>> r = simulate("retrial", N=100, C=2, rho=1.0, d=2, events=200_000, seed=1)
     >>> 0.05 < r.blocking < 0.1
     True
+    >>> from symloss import PowerOfD
+    >>> r = simulate(PowerOfD(2, 2), N=100, rho=1.0, events=200_000, seed=1, kernel="count")
+    >>> r.kernel, 0.04 < r.blocking < 0.07
+    ('count', True)
     """
-    policy, N, C, rho_f, d, sampling = _check_common(policy, N, C, rho, d, sampling)
-    if N * C >= 2 ** 31:
-        raise ValueError(f"N * C must be < 2**31, got N = {N}, C = {C}")
+    if policy is not None:       # the keyword spelling of the shorthand: simulate(policy="power", ...)
+        if model is not None:
+            raise TypeError("simulate(): give the model (or policy name) once, not both model and policy")
+        model = policy
+    if model is None:
+        raise TypeError("simulate() needs a model or a policy name")
+    check_choice(kernel, "kernel", KERNELS)
+    check_choice(sampling, "sampling", SAMPLINGS)
+    model, N, rho_f, sampling = _parse_call(model, N, C, rho, d, sampling)
     events = check_int(events, "events", min_value=1)
     replications = check_int(replications, "replications", min_value=1)
+    if warmup is not None:
+        warmup = check_int(warmup, "warmup", min_value=0)
+    ss = seed_sequence(seed)
+    fast = None if kernel == "count" else server_level_policy(model, N, sampling)
+    if kernel == "server" and fast is None:
+        raise ValueError(f"kernel='server': the server-level kernel does not simulate {model!r} "
+                         "(not a shipped policy, or its definition was edited); use kernel='auto' or 'count'")
+    if fast is not None:
+        return _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling)
+    return _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial)
+
+
+def _check_total(events, warmup, replications):
+    total = (events + warmup) * replications
+    if total > _MAX_TOTAL_EVENTS:
+        raise ValueError(f"events + warmup = {events + warmup} per replication x {replications} replications = "
+                         f"{total:.3g} events exceeds the limit {_MAX_TOTAL_EVENTS:.0e} (days of CPU time); "
+                         "reduce events, warmup or replications")
+
+
+def _intervals(rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replications, N, blocking, lost,
+               occupancy, norm_area):
+    if replications >= 2:
+        method = "replications"
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = rep_sum / rep_arr
+            est_lost = rep_lost / rep_arr
+            est_occ = norm_area(rep_area, rep_time)
+    else:
+        method = "batch means"
+        b_sum, b_arr, b_lost, b_time, b_area = batches[0]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            est = b_sum / b_arr
+            est_lost = b_lost / b_arr
+            est_occ = norm_area(b_area, b_time)
+    ci, se = t_interval(est, blocking)
+    lost_ci, _ = t_interval(est_lost, lost)
+    occ_ci = np.array([t_interval(est_occ[:, k], occupancy[k])[0] for k in range(occupancy.size)])
+    return method, est, ci, se, lost_ci, occ_ci
+
+
+def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling):
+    policy, d = fast
+    C = model.C
+    if N * C >= 2 ** 31:
+        raise ValueError(f"N * C must be < 2**31, got N = {N}, C = {C}")
     if warmup is None:
         warmup = max(events // 10, int(math.ceil(10 * N * (rho_f + min(rho_f, C)))))
-    warmup = check_int(warmup, "warmup", min_value=0)
-    ss = seed_sequence(seed)
-
+    _check_total(events, warmup, replications)
     mod, compile_time = _kernel()
     nb = N_BATCHES if events >= N_BATCHES else 1
     code = mod.POLICY_CODES[policy]
     without = sampling == "without_replacement" and policy in ("retrial", "power")
-    btable = conditional_blocking(policy, N, d, np.arange(N + 1), sampling if without else
-                                  "with_replacement")
+    # loss probability when m servers are full, from the definition (checked to depend on that count only)
+    chain = finite_n_chain(model, N, sampling)
+    fb = sp.lambdify([chain.symbols[-1], RHO, NSYM], chain.blocking, modules=[{"Heaviside": _heaviside_np}, "numpy"])
+    with np.errstate(all="ignore"):
+        btable = np.broadcast_to(np.asarray(fb(np.arange(N + 1, dtype=np.float64), rho_f, float(N)), dtype=np.float64),
+                                 (N + 1,)).copy()
     lam = N * rho_f
     rep_sum = np.zeros(replications)
     rep_arr = np.zeros(replications, np.int64)
@@ -285,28 +524,134 @@ def simulate(policy, *, N, C, rho, d=None, events, warmup=None, replications=1, 
     blocking = float(rep_sum.sum() / total_arr) if total_arr else float("nan")
     lost = float(rep_lost.sum() / total_arr) if total_arr else float("nan")
     occupancy = rep_area.sum(axis=0) / (N * rep_time.sum())
-    if replications >= 2:
-        method = "replications"
-        with np.errstate(invalid="ignore", divide="ignore"):
-            est = rep_sum / rep_arr
-            est_lost = rep_lost / rep_arr
-            est_occ = rep_area / (N * rep_time[:, None])
-    else:
-        method = "batch means"
-        b_sum, b_arr, b_lost, b_time, b_area = batches[0]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            est = b_sum / b_arr
-            est_lost = b_lost / b_arr
-            est_occ = b_area / (N * b_time[:, None])
-    ci, se = t_interval(est, blocking)
-    lost_ci, _ = t_interval(est_lost, lost)
-    occ_ci = np.array([t_interval(est_occ[:, k], occupancy[k])[0] for k in range(C + 1)])
+    method, est, ci, se, lost_ci, occ_ci = _intervals(
+        rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replications, N, blocking, lost, occupancy,
+        lambda area, t: area / (N * t[:, None]))
+    state_mean = _state_from_occupancy(model, occupancy)
     return SimulationResult(
         policy=policy, N=N, C=C, rho=rho_f, d=d if policy in ("retrial", "power") else None,
         sampling=sampling, blocking=blocking, ci=ci, std_error=se, ci_method=method,
         lost_fraction=lost, lost_ci=lost_ci, occupancy=occupancy, occupancy_ci=occ_ci,
         estimates=np.asarray(est), events=events, warmup=warmup, replications=replications,
         arrivals=total_arr, simulated_time=float(rep_time.sum()), wall_time=wall,
-        compile_time=compile_time, seed_entropy=ss.entropy)
+        compile_time=compile_time, seed_entropy=ss.entropy,
+        method=("numba event-driven simulation of the N-server system (xoshiro256**), server-level kernel "
+                f"{policy!r}: the definition's finite-N chain was checked identical to the one it realises"),
+        model=repr(model), kernel="server", state_mean=state_mean, symbols=chain.symbols)
 
 
+def _heaviside_np(x, h0=0.5):
+    return np.heaviside(x, h0)
+
+
+def _state_from_occupancy(model, occupancy):
+    if getattr(model, "state_kind", "") == "tail":
+        return np.cumsum(occupancy[::-1])[::-1][1:]
+    return occupancy.copy()
+
+
+def _initial_counts(chain, rng, rho):
+    kind, N = chain.state_kind, chain.N
+    if kind in ("occupancy", "tail"):
+        occ = rng.multinomial(N, truncated_poisson_weights(chain.C, rho)).astype(np.int64)
+        if kind == "occupancy":
+            return occ
+        return np.cumsum(occ[::-1])[::-1][1:].copy()
+    return default_start(chain, rho)
+
+
+def _occupancy_from_counts(chain, mean_counts):
+    N = chain.N
+    if chain.state_kind == "occupancy":
+        return mean_counts / N
+    if chain.state_kind == "tail":
+        u = np.concatenate([[float(N)], mean_counts, [0.0]]) / N
+        return u[:-1] - u[1:]
+    return mean_counts / N
+
+
+def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial):
+    from .generated import ERR_ABSORBING, ERR_LEAVES, ERR_NEGATIVE, ERR_UNDEFINED, count_kernel
+    chain = finite_n_chain(model, N, sampling)
+    if chain.state_kind == "occupancy":
+        bad = np.nonzero(chain.jumps.sum(axis=1) != 0)[0]
+        if bad.size:
+            raise FiniteNModelError(f"{model!r}: {chain.transition_text(int(bad[0]))} changes the number of "
+                                    f"servers n_0 + ... + n_C, so it leaves the state space ({chain.space_text()})")
+    if initial is not None:
+        initial = np.asarray(initial, dtype=np.int64)
+        if initial.shape != (chain.n,):
+            raise ValueError(f"initial must be a count state of length {chain.n} (symbols {chain.symbols}), "
+                             f"got {initial!r}")
+    mod, compile_time = count_kernel(chain)
+    nb = N_BATCHES if events >= N_BATCHES else 1
+    n = chain.n
+    rep_sum = np.zeros(replications)
+    rep_time = np.zeros(replications)
+    rep_ev = np.zeros(replications, np.int64)
+    rep_area = np.zeros((replications, n))
+    batches = []
+    wall = 0.0
+    warm_used = None
+    for r, rep_ss in enumerate(spawn(ss, replications)):
+        init_ss, kern_ss = spawn(rep_ss, 2)
+        s = (initial.copy() if initial is not None else _initial_counts(chain, np.random.default_rng(init_ss), rho_f))
+        rates0 = np.zeros(len(chain.rates))
+        mod.rates_at(s, rho_f, float(N), rates0)
+        if warmup is None:
+            R0 = float(np.sum(np.clip(rates0, 0, None)))
+            w = max(events // 10, int(math.ceil(10 * R0)) if math.isfinite(R0) else events)
+        else:
+            w = warmup
+        if warm_used is None:
+            warm_used = w
+            _check_total(events, w, replications)
+        st = kern_ss.generate_state(4, np.uint64)
+        if not st.any():  # pragma: no cover
+            st[0] = 1
+        b_time = np.zeros(nb)
+        b_bsum = np.zeros(nb)
+        b_area = np.zeros((nb, n))
+        b_ev = np.zeros(nb, np.int64)
+        err = np.zeros(3, np.int64)
+        t0 = time.perf_counter()
+        mod.run(s, rho_f, float(N), N, events, w, st, b_time, b_bsum, b_area, b_ev, err)
+        wall += time.perf_counter() - t0
+        if err[0]:
+            j = int(err[1])
+            where = f"at the state {chain.state_text(s)} (N = {N}, rho = {rho_f:g}, event {int(err[2])})"
+            what = chain.transition_text(j) if j >= 0 else "the loss probability b(n)"
+            if err[0] == ERR_NEGATIVE:
+                raise FiniteNModelError(f"{model!r}: the rate of {what} is negative {where}")
+            if err[0] == ERR_UNDEFINED:
+                raise FiniteNModelError(f"{model!r}: {what} is undefined (NaN or infinite) {where}")
+            if err[0] == ERR_LEAVES:
+                raise FiniteNModelError(f"{model!r}: {what} leaves the state space {where}; {chain.space_text()}")
+            if err[0] == ERR_ABSORBING:
+                raise FiniteNModelError(f"{model!r}: every rate is zero {where} (an absorbing state)")
+        rep_sum[r] = b_bsum.sum()
+        rep_time[r] = b_time.sum()
+        rep_ev[r] = b_ev.sum()
+        rep_area[r] = b_area.sum(axis=0)
+        batches.append((b_bsum, b_time, np.zeros(nb), b_time, b_area))
+    T = rep_time.sum()
+    blocking = float(rep_sum.sum() / T) if T > 0 else float("nan")
+    mean_counts = rep_area.sum(axis=0) / T
+    occupancy = _occupancy_from_counts(chain, mean_counts)
+
+    def norm(area, t):
+        return np.array([_occupancy_from_counts(chain, area[i] / t[i]) for i in range(area.shape[0])])
+    method, est, ci, se, _lost_ci, occ_ci = _intervals(
+        rep_sum, rep_time, np.zeros(replications), rep_time, rep_area, batches, replications, N, blocking,
+        float("nan"), occupancy, norm)
+    return SimulationResult(
+        policy=getattr(model, "name", type(model).__name__), N=N, C=getattr(model, "C", None), rho=rho_f,
+        d=getattr(model, "d", None) if getattr(model, "name", "") in ("retrial", "power") else None,
+        sampling=sampling, blocking=blocking, ci=ci, std_error=se, ci_method=method,
+        lost_fraction=float("nan"), lost_ci=(float("nan"), float("nan")), occupancy=occupancy,
+        occupancy_ci=occ_ci, estimates=np.asarray(est), events=events, warmup=warm_used,
+        replications=replications, arrivals=0, simulated_time=float(T), wall_time=wall,
+        compile_time=compile_time, seed_entropy=ss.entropy,
+        method=("count-level simulation of the finite-N chain, numba kernel generated from the definition "
+                f"({chain.source}); blocking = time average of b(n), expected holding times (xoshiro256**)"),
+        model=repr(model), kernel="count", state_mean=mean_counts / N, symbols=chain.symbols)

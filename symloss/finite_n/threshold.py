@@ -1,25 +1,26 @@
-"""Finite-N threshold: the load above which one policy blocks less than another at N servers.
+"""Finite-N threshold: the load above which one model blocks less than another at N servers (any two
+models; the ``(C, d, dt)`` shorthand is retrial-of-``dt`` against power-of-``d``).
 """
 from __future__ import annotations
 
-import functools
 import math
 import time
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.model import MeanFieldModel
 from ..core.random import seed_sequence, spawn
 from ..core.results import ResultMixin
 from ..core.stats import t_quantile
 from ..core.validation import check_choice, check_int, check_real
 from .common import SAMPLINGS, _to_float
-from .exact import _max_states, _n_states, exact_finite_n
+from .exact import _max_states, exact_finite_n
 from .refined import refined_mean_field
 from .simulate import simulate
 
 # --------------------------------------------------------------------------------------------------
-# finite-N threshold: the load above which retrial-of-dt blocks less than power-of-d
+# finite-N threshold: the load above which model_a blocks less than model_b
 # --------------------------------------------------------------------------------------------------
 
 @dataclass
@@ -27,17 +28,17 @@ class FiniteNThresholdResult(ResultMixin):
     r"""Result of :func:`finite_n_threshold`.
 
     ``threshold`` is the largest load at which
-    :math:`D_N(\rho) = \log B_N^{ret}(\tilde d) - \log B_N^{pod}(d)` changes sign (retrial-of-``dt``
-    blocks less above it); 0 when no crossing was found in the search range and retrial is better
-    at its lower end. ``ci`` is exact-to-tolerance for ``method == "exact"`` and a 95 % Fieller
+    :math:`D_N(\rho) = \log B_N^{a} - \log B_N^{b}` changes sign (``model_a`` blocks less above it;
+    for the shorthand ``a`` = retrial-of-``dt``, ``b`` = power-of-``d``); 0 when no crossing was found
+    in the search range and ``model_a`` is better at its lower end. ``ci`` is exact-to-tolerance for ``method == "exact"`` and a 95 % Fieller
     interval from a weighted regression of simulated :math:`D_N` on :math:`\log\rho` for
     ``method == "simulation"``. ``mean_field`` is :func:`symloss.threshold_load`, ``refined`` the
     crossing of the refined mean-field blockings :math:`B + V/N`.
     """
 
-    C: int
-    d: int
-    dt: int
+    C: int | None
+    d: int | None
+    dt: int | None
     N: int
     threshold: float
     ci: tuple
@@ -50,9 +51,11 @@ class FiniteNThresholdResult(ResultMixin):
     log_ratio_se: np.ndarray = field(default_factory=lambda: np.zeros(0))
     events: int = 0
     wall_time: float = 0.0
+    model_a: str = ""
+    model_b: str = ""
 
     def to_dict(self) -> dict:
-        return {"C": self.C, "d": self.d, "dt": self.dt, "N": self.N, "threshold": self.threshold,
+        return {"model_a": self.model_a, "model_b": self.model_b, "C": self.C, "d": self.d, "dt": self.dt, "N": self.N, "threshold": self.threshold,
                 "ci": list(self.ci), "method": self.method, "sampling": self.sampling,
                 "mean_field": self.mean_field, "refined": self.refined,
                 "loads": self.loads.tolist(), "log_ratio": self.log_ratio.tolist(),
@@ -60,23 +63,42 @@ class FiniteNThresholdResult(ResultMixin):
                 "wall_time": self.wall_time}
 
 
-@functools.lru_cache(maxsize=64)
-def _mf_threshold(C, d, dt):
+_MF_CACHE: dict = {}
+
+
+def _mf_threshold(a, b):
+    """Mean-field threshold :func:`symloss.threshold_load` (cached per pair of definitions)."""
+    ka, kb = a._definition_key(), b._definition_key()
+    key = (ka, kb) if ka is not None and kb is not None else None
+    if key is not None and key in _MF_CACHE:
+        return _MF_CACHE[key]
     try:
         from ..meanfield import threshold_load
-        return float(threshold_load(C, d, dt, dps=15))
+        out = float(threshold_load(a, b, dps=15))
     except (ValueError, ArithmeticError, ImportError):
-        return None
+        out = None
+    if key is not None:
+        _MF_CACHE[key] = out
+    return out
 
 
-def _refined_threshold(C, d, dt, N, lo, hi):
+def _refined_threshold(a, b, N, lo, hi):
     def D(lr):
         r = math.exp(lr)
-        a = refined_mean_field("retrial", rho=r, C=C, d=dt, dps=15).at(N)
-        b = refined_mean_field("power", rho=r, C=C, d=d, dps=15).at(N)
-        return math.log(a) - math.log(b) if a > 0 and b > 0 else float("nan")
+        ba = refined_mean_field(a, rho=r, dps=None, order=1).at(N)
+        bb = refined_mean_field(b, rho=r, dps=None, order=1).at(N)
+        return math.log(ba) - math.log(bb) if ba > 0 and bb > 0 else float("nan")
     thr, low = _last_crossing(D, math.log(lo), math.log(hi), 24)
     return (0.0 if low < 0 else None) if thr is None else thr
+
+
+def _exact_fits(model, N):
+    """True when the exact chain of ``model`` is within the default LU limit."""
+    kind = getattr(model, "state_kind", "custom")
+    if kind not in ("occupancy", "tail"):
+        return False
+    from .chain import n_states_estimate
+    return n_states_estimate(kind, N, model.C) <= _max_states(model.C)
 
 
 def _last_crossing(D, llo, lhi, n):
@@ -92,69 +114,100 @@ def _last_crossing(D, llo, lhi, n):
     return None, vals[0]
 
 
-def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement", rho_min=None,
-                       rho_max=None, events=None, replications=8, n_loads=7, log_width=0.3,
-                       seed=None, mean_field=True):
-    r"""Load above which retrial-of-``dt`` blocks less than power-of-``d`` with ``N`` servers.
+def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with_replacement", rho_min=None,
+                       rho_max=None, events=None, replications=8, n_loads=7, log_width=0.3, seed=None,
+                       mean_field=True):
+    r"""Load above which ``model_a`` blocks less than ``model_b`` with ``N`` servers.
+
+    Call as ``finite_n_threshold(model_a, model_b, N)`` with any two
+    :class:`~symloss.MeanFieldModel`, or with the shorthand ``finite_n_threshold(C, d, dt, N)`` for
+    retrial-of-``dt`` (:class:`~symloss.RetrialOfD`) against power-of-``d``
+    (:class:`~symloss.PowerOfD`), ``dt > d``.
 
     Parameters
     ----------
-    C, d, dt : int
-        Capacity and the two policy parameters, ``dt > d``.
+    model_a, model_b : MeanFieldModel
+        The two models (shorthand: ``C, d``).
     N : int
-        Number of servers.
+        Number of servers (shorthand: ``dt``, then ``N``).
     method : {"auto", "exact", "simulation"}
-        "exact": the occupancy-count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
+        "exact": the count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
         of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
-        :math:`D_N(\rho) = \log B^{ret}_N(\tilde d) - \log B^{pod}_N(d)` is refined by Brent's method
+        :math:`D_N(\rho) = \log B^{a}_N - \log B^{b}_N` is refined by Brent's method
         (interval width ``1e-12`` relative). "simulation": two grids of ``n_loads`` loads equally
-        spaced in :math:`\log\rho`; at each load both policies are simulated (``replications``
-        replications of ``events`` events) and
-        :math:`\hat D = \log \hat B^{ret} - \log \hat B^{pod}` gets a delta-method standard
+        spaced in :math:`\log\rho`; at each load both models are simulated (:func:`simulate`,
+        ``replications`` replications of ``events`` events) and
+        :math:`\hat D = \log \hat B^{a} - \log \hat B^{b}` gets a delta-method standard
         error. Stage 1: ``center * exp(+-log_width)`` around the refined mean-field estimate, a
         weighted quadratic in :math:`\log\rho` locates the downward crossing. Stage 2: a window
         three times narrower around it, a weighted quadratic (straight line if ``n_loads < 5``)
         gives the root and its 95 % confidence set by test inversion (Fieller's construction:
         the loads where :math:`D = 0` is not rejected), re-centred once if the root leaves the
-        window. "auto": exact when both chains are
-        within the default state limit of :func:`exact_finite_n`.
+        window. "auto": exact when both chains are within the default state limit of
+        :func:`exact_finite_n` (occupancy and tail models), otherwise simulation.
     sampling : str
-        Finite-N convention (see the module docstring).
+        Finite-N convention (the models' ``finite_n_transitions``).
     rho_min, rho_max : float
-        Search range of the exact method (default ``0.02`` and ``4 C``).
+        Search range of the exact method (default ``0.02`` and ``4 C``, ``C`` the larger capacity).
     events, replications, n_loads, seed
         Simulation effort (default ``events = max(200 000, 400 N)`` per replication).
     mean_field : bool
-        Also compute the mean-field threshold :func:`symloss.threshold_load` (certified, a few
-        seconds; cached per ``(C, d, dt)``).
+        Also compute the mean-field threshold :func:`symloss.threshold_load` (certified; cached
+        per pair of definitions).
 
     Returns
     -------
     FiniteNThresholdResult
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> r = finite_n_threshold(RetrialOfD(2, 4), PowerOfD(2, 3), 10, mean_field=False)
+    >>> r.method, round(r.threshold, 4)
+    ('exact', 0.4448)
     """
-    C = check_int(C, "C", min_value=1)
-    d = check_int(d, "d", min_value=1)
-    dt = check_int(dt, "dt", min_value=1)
-    if dt <= d:
-        raise ValueError(f"dt must be > d, got d = {d}, dt = {dt}")
+    from ..meanfield.models import PowerOfD, RetrialOfD
+    if not isinstance(model_a, MeanFieldModel):
+        if len(args) != 1:
+            raise TypeError("finite_n_threshold(C, d, dt, N) (shorthand) or finite_n_threshold(model_a, model_b, N)")
+        C = check_int(model_a, "C", min_value=1)
+        d = check_int(model_b, "d", min_value=1)
+        dt = check_int(N, "dt", min_value=1)
+        if dt <= d:
+            raise ValueError(f"dt must be > d, got d = {d}, dt = {dt}")
+        N = args[0]
+        a, b = RetrialOfD(C, dt), PowerOfD(C, d)
+    else:
+        if args:
+            raise TypeError("finite_n_threshold(model_a, model_b, N) takes 3 positional arguments")
+        if not isinstance(model_b, MeanFieldModel):
+            raise TypeError(f"model_b must be a symloss.MeanFieldModel, got {type(model_b).__name__}")
+        a, b = model_a, model_b
+        C = d = dt = None
+        if isinstance(a, RetrialOfD) and isinstance(b, PowerOfD) and a.C == b.C:
+            C, d, dt = a.C, b.d, a.d
     N = check_int(N, "N", min_value=1)
     check_choice(method, "method", ("auto", "exact", "simulation"))
     check_choice(sampling, "sampling", SAMPLINGS)
-    if sampling == "without_replacement" and dt > N:
-        raise ValueError(f"dt must be <= N = {N} when sampling without replacement, got {dt}")
+    for m in (a, b):
+        dm = getattr(m, "d", None)
+        if sampling == "without_replacement" and isinstance(dm, int) and dm > N:
+            raise ValueError(f"d must be <= N = {N} when sampling without replacement, got {dm} ({m!r})")
+    Cmax = max(getattr(a, "C", None) or 1, getattr(b, "C", None) or 1)
     lo = 0.02 if rho_min is None else _to_float(check_real(rho_min, "rho_min", lower=0, lower_open=True))
-    hi = 4.0 * C if rho_max is None else _to_float(check_real(rho_max, "rho_max", lower=lo, lower_open=True))
+    hi = 4.0 * Cmax if rho_max is None else _to_float(check_real(rho_max, "rho_max", lower=lo, lower_open=True))
     replications = check_int(replications, "replications", min_value=2)
     n_loads = check_int(n_loads, "n_loads", min_value=3)
     log_width = _to_float(check_real(log_width, "log_width", lower=0, lower_open=True))
     if method == "auto":
-        method = "exact" if _n_states(N, C) <= _max_states(C) else "simulation"
+        method = "exact" if (_exact_fits(a, N) and _exact_fits(b, N)) else "simulation"
+    common = dict(C=C, d=d, dt=dt, N=N, sampling=sampling, model_a=repr(a), model_b=repr(b))
     t0 = time.perf_counter()
-    mf = _mf_threshold(C, d, dt) if mean_field else None
+    mf = _mf_threshold(a, b) if mean_field else None
     refined = None
     if sampling == "with_replacement":
         try:
-            refined = _refined_threshold(C, d, dt, N, lo, hi)
+            refined = _refined_threshold(a, b, N, lo, hi)
         except (ValueError, ArithmeticError):
             refined = None
 
@@ -164,19 +217,19 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         def D(lr):
             if lr not in cache:
                 r = math.exp(lr)
-                a = exact_finite_n("retrial", N, C, r, dt, sampling=sampling).blocking
-                b = exact_finite_n("power", N, C, r, d, sampling=sampling).blocking
-                cache[lr] = math.log(a) - math.log(b) if a > 0 and b > 0 else float("nan")
+                ba = exact_finite_n(a, N, r, sampling=sampling).blocking
+                bb = exact_finite_n(b, N, r, sampling=sampling).blocking
+                cache[lr] = math.log(ba) - math.log(bb) if ba > 0 and bb > 0 else float("nan")
             return cache[lr]
         thr, low_val = _last_crossing(D, math.log(lo), math.log(hi), 24)
         if thr is None:
             if not (low_val < 0):
                 raise ValueError(f"no crossing of the finite-N blockings in [{lo}, {hi}] and "
-                                 f"retrial-of-{dt} is not better at rho_min: no threshold in range")
+                                 f"{a!r} is not better at rho_min: no threshold in range")
             thr = 0.0
         ks = sorted(cache)
         return FiniteNThresholdResult(
-            C=C, d=d, dt=dt, N=N, threshold=thr, ci=(thr, thr), method="exact", sampling=sampling,
+            threshold=thr, ci=(thr, thr), method="exact", **common,
             mean_field=mf, refined=refined, loads=np.exp(np.array(ks)),
             log_ratio=np.array([cache[k] for k in ks]), log_ratio_se=np.zeros(len(ks)),
             wall_time=time.perf_counter() - t0)
@@ -186,37 +239,37 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
         events = max(200_000, 400 * N)
     events = check_int(events, "events", min_value=1000)
     if refined is None and mf is None:
-        mf = _mf_threshold(C, d, dt)
+        mf = _mf_threshold(a, b)
     ss = seed_sequence(seed)
     seeds = iter(spawn(ss, 6 * n_loads))
     total_events = 0
 
     def sim_D(r):
         nonlocal total_events
-        a = simulate("retrial", N=N, C=C, rho=float(r), d=dt, events=events,
-                     replications=replications, seed=next(seeds), sampling=sampling)
-        b = simulate("power", N=N, C=C, rho=float(r), d=d, events=events,
-                     replications=replications, seed=next(seeds), sampling=sampling)
-        total_events += a.total_events + b.total_events
-        if not (a.blocking > 0 and b.blocking > 0):
+        sa = simulate(a, N=N, rho=float(r), events=events, replications=replications, seed=next(seeds),
+                      sampling=sampling)
+        sb = simulate(b, N=N, rho=float(r), events=events, replications=replications, seed=next(seeds),
+                      sampling=sampling)
+        total_events += sa.total_events + sb.total_events
+        if not (sa.blocking > 0 and sb.blocking > 0):
             raise ValueError(f"simulated blocking is zero at rho = {r:.4g}: the threshold is "
                              f"below the simulation's reach (N = {N})")
-        return (math.log(a.blocking) - math.log(b.blocking),
-                math.hypot(a.std_error / a.blocking, b.std_error / b.blocking))
+        return (math.log(sa.blocking) - math.log(sb.blocking),
+                math.hypot(sa.std_error / sa.blocking, sb.std_error / sb.blocking))
 
     if not (refined or mf):
         # no crossing in the (refined) mean field: check the sign on a grid of loads where the
         # simulated blockings are resolvable; threshold 0 if retrial is significantly better at all
-        loads = C * np.exp(np.linspace(math.log(0.25), math.log(2.0), n_loads))
+        loads = Cmax * np.exp(np.linspace(math.log(0.25), math.log(2.0), n_loads))
         res = [sim_D(r) for r in loads]
         y = np.array([v for v, _ in res])
         se = np.array([e for _, e in res])
         tq = t_quantile(replications - 1)
         if np.all(y + tq * se < 0):
             return FiniteNThresholdResult(
-                C=C, d=d, dt=dt, N=N, threshold=0.0, ci=(0.0, float(loads[0])),
-                method="simulation (sign check: retrial better at every tested load)",
-                sampling=sampling, mean_field=mf, refined=refined, loads=loads, log_ratio=y,
+                threshold=0.0, ci=(0.0, float(loads[0])),
+                method="simulation (sign check: model_a better at every tested load)", **common,
+                mean_field=mf, refined=refined, loads=loads, log_ratio=y,
                 log_ratio_se=se, events=total_events, wall_time=time.perf_counter() - t0)
         center = float(loads[int(np.argmin(np.abs(y)))])
     else:
@@ -241,7 +294,7 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
     x1, y1, se1 = run_grid(center, log_width)
     xm, beta, _ = wls(x1, y1, se1, 2 if n_loads >= 4 else 1)
     roots = np.roots(beta[::-1]) if beta.size == 3 else np.array([-beta[0] / beta[1]])
-    slope = lambda z: beta[1] + (2 * beta[2] * z if beta.size == 3 else 0.0)   # noqa: E731
+    slope = lambda z: beta[1] + (2 * beta[2] * z if beta.size == 3 else 0.0)
     cands = [float(z.real) for z in np.atleast_1d(roots) if abs(z.imag) < 1e-12 and slope(z.real) < 0]
     if cands:
         z0 = min(cands, key=lambda z: abs(z + xm - math.log(center)))
@@ -281,6 +334,5 @@ def finite_n_threshold(C, d, dt, N, *, method="auto", sampling="with_replacement
     ci = (0.0 if lo_i == 0 else math.exp(xm + zz[lo_i]),
           float("inf") if hi_i == zz.size - 1 else math.exp(xm + zz[hi_i]))
     return FiniteNThresholdResult(
-        C=C, d=d, dt=dt, N=N, threshold=math.exp(root), ci=ci, method="simulation",
-        sampling=sampling, mean_field=mf, refined=refined, loads=np.exp(x), log_ratio=y,
+        threshold=math.exp(root), ci=ci, method="simulation", **common, mean_field=mf, refined=refined, loads=np.exp(x), log_ratio=y,
         log_ratio_se=se, events=total_events, wall_time=time.perf_counter() - t0)

@@ -1,0 +1,522 @@
+r"""The finite-N count chain of a model, generated from its definition.
+
+For a :class:`~symloss.MeanFieldModel` with state variables :math:`x = (x_1, \dots, x_n)` (fractions
+of the ``N`` servers) the ``N``-server system is the continuous-time Markov chain of the *counts*
+:math:`n = N x` (integers). Its transitions are generated here from the definition and nowhere else:
+
+* if the model gives finite-N rates (:meth:`~symloss.MeanFieldModel.finite_n_transitions` returns a
+  list, e.g. sampling without replacement), the chain jumps ``n -> n + jump`` at the given total rate
+  (a SymPy expression in :meth:`~symloss.MeanFieldModel.count_symbols` and :math:`\rho`);
+* otherwise it jumps ``n -> n + jump`` at rate :math:`N\,\beta_\ell(n/N)`, the mean-field rate of the
+  transition times ``N`` (a density-dependent population process in Kurtz's sense).
+
+An arrival is lost in state ``n`` with probability ``b(n)``:
+:meth:`~symloss.MeanFieldModel.finite_n_blocking_expr` when given, else ``blocking_expr()`` at
+``n / N``. The stationary blocking is :math:`B_N = E_\pi[b(n)]` (PASTA).
+
+State space (checked before any solve): ``state_kind="occupancy"``: the compositions
+:math:`n_0 + \dots + n_C = N`; ``"tail"``: the monotone tails :math:`N \ge U_1 \ge \dots \ge U_C \ge 0`;
+``"custom"``: the integer points with :math:`0 \le n_i \le N` that satisfy the model's invariants and
+are reachable from an initial state (breadth-first search). A rate that is negative or undefined
+(NaN, infinite) at a state, or a transition of positive rate that leaves the state space, raises
+:class:`FiniteNModelError` naming the state and the transition.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import numbers
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
+from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros
+
+__all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "enumerate_states", "finite_n_chain"]
+
+#: the number of servers as a symbol (the mean-field rates times N are generated once for every N)
+NSYM = sp.Symbol("N_servers", positive=True, integer=True)
+
+SAMPLINGS = ("with_replacement", "without_replacement")
+_ZERO_TOL = 1e-30   # |rate| below this (relative, at 50 digits) at a suspicious state counts as an exact 0
+
+
+class FiniteNModelError(ModelDefinitionError):
+    """The finite-N chain of a model is ill defined: a rate negative or undefined at a reachable
+    state, or a transition of positive rate that leaves the state space (the message names the
+    state and the transition)."""
+
+
+# --------------------------------------------------------------------------------------------------
+# printers: exact rationals (python-flint fmpq) for method="exact"
+# --------------------------------------------------------------------------------------------------
+
+class _FmpqPrinter(PythonCodePrinter):
+    """Prints SymPy expressions as Python code on exact rationals (integers and rationals become
+    ``fmpq``; powers with integer exponents stay exact)."""
+
+    def _print_Integer(self, expr):
+        return f"_Q({int(expr)}, 1)"
+
+    def _print_Rational(self, expr):
+        return f"_Q({int(expr.p)}, {int(expr.q)})"
+
+    def _print_Half(self, expr):
+        return "_Q(1, 2)"
+
+    def _print_Pow(self, expr, rational=False):
+        b, e = expr.as_base_exp()
+        if e.is_Integer:
+            return f"({self._print(b)})**({int(e)})"
+        raise ModelDefinitionError(f"method='exact' needs rational rates; {expr} is not rational")
+
+    def _print_Heaviside(self, expr):
+        h0 = expr.args[1] if len(expr.args) > 1 else sp.Rational(1, 2)
+        return f"_H({self._print(expr.args[0])}, {self._print(h0)})"
+
+    def _print_Float(self, expr):
+        raise ModelDefinitionError(f"method='exact' needs exact rates; the definition has a float {expr}")
+
+    def _print_Function(self, expr):  # exp, log, sqrt ...
+        raise ModelDefinitionError(f"method='exact' needs rational rates; {expr} is not rational")
+
+    _print_exp = _print_log = _print_Function
+
+
+def _heaviside_exact(x, h0):
+    from flint import fmpq
+    return fmpq(1) if x > 0 else (fmpq(0) if x < 0 else h0)
+
+
+def exact_lambdify(args, expr):
+    """``sympy.lambdify`` to exact rationals (python-flint ``fmpq``)."""
+    from flint import fmpq
+    return sp.lambdify(args, expr, modules=[{"_Q": fmpq, "_H": _heaviside_exact}], printer=_FmpqPrinter)
+
+
+def _numpy_lambdify(args, expr):
+    from ..core.codegen import numpy_lambdify
+    return numpy_lambdify(args, expr)
+
+
+# --------------------------------------------------------------------------------------------------
+# the chain
+# --------------------------------------------------------------------------------------------------
+
+@dataclass
+class FiniteNChain:
+    r"""The finite-N count chain of a model (see the module docstring).
+
+    Attributes
+    ----------
+    model : MeanFieldModel
+    N : int
+    sampling : str
+    symbols : tuple of sympy.Symbol
+        The count variables (``model.count_symbols()``).
+    jumps : numpy.ndarray
+        ``(m, n)`` integer jumps of the counts.
+    rates : list of sympy.Expr
+        Total rates in the counts, :math:`\rho` and :data:`NSYM` (parameters substituted).
+    blocking : sympy.Expr
+        The conditional loss probability ``b(n)``.
+    source : str
+        ``"mean-field rates x N"`` or ``"finite_n_transitions"``.
+    """
+
+    model: MeanFieldModel
+    N: int
+    sampling: str
+    symbols: tuple
+    jumps: np.ndarray
+    rates: list
+    blocking: sp.Expr
+    source: str
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.symbols)
+
+    @property
+    def args(self) -> list:
+        return list(self.symbols) + [RHO, NSYM]
+
+    @property
+    def state_kind(self) -> str:
+        return getattr(self.model, "state_kind", "custom")
+
+    @property
+    def C(self):
+        return getattr(self.model, "C", None)
+
+    def transition_text(self, j: int) -> str:
+        jump = {str(s): int(v) for s, v in zip(self.symbols, self.jumps[j]) if v != 0}
+        return f"transition {j} (jump {jump}, rate {self.rates[j]})"
+
+    def state_text(self, state) -> str:
+        return "{" + ", ".join(f"{s}: {int(v)}" for s, v in zip(self.symbols, state)) + "}"
+
+    # vectorised evaluators ---------------------------------------------------------------------------
+    def _np_rates(self):
+        if "np" not in self._cache:
+            self._cache["np"] = [_numpy_lambdify(self.args, r) for r in self.rates]
+            self._cache["np_b"] = _numpy_lambdify(self.args, self.blocking)
+        return self._cache["np"], self._cache["np_b"]
+
+    def _mp_rates(self):
+        if "mp" not in self._cache:
+            self._cache["mp"] = [sp.lambdify(self.args, r, modules="mpmath") for r in self.rates]
+        return self._cache["mp"]
+
+    def rate_matrix(self, S: np.ndarray, rho: float) -> np.ndarray:
+        """``(M, m)`` float64 rates of every transition at the states ``S`` (rows)."""
+        fns, _ = self._np_rates()
+        cols = [S[:, i].astype(np.float64) for i in range(self.n)]
+        out = np.empty((S.shape[0], len(fns)))
+        with np.errstate(all="ignore"):
+            for j, f in enumerate(fns):
+                out[:, j] = np.broadcast_to(np.asarray(f(*cols, rho, float(self.N)), dtype=np.float64),
+                                            (S.shape[0],))
+        return out
+
+    def blocking_values(self, S: np.ndarray, rho: float) -> np.ndarray:
+        _, fb = self._np_rates()
+        cols = [S[:, i].astype(np.float64) for i in range(self.n)]
+        with np.errstate(all="ignore"):
+            return np.broadcast_to(np.asarray(fb(*cols, rho, float(self.N)), dtype=np.float64),
+                                   (S.shape[0],)).copy()
+
+    def _exact_fns(self):
+        if "ex" not in self._cache:
+            self._cache["ex"] = [exact_lambdify(self.args, r) for r in self.rates]
+            self._cache["ex_b"] = exact_lambdify(self.args, self.blocking)
+        return self._cache["ex"], self._cache["ex_b"]
+
+    def exact_rate(self, j: int, state, rho) -> object:
+        """Rate ``j`` at one state in exact rationals (``rho``: an ``fmpq``)."""
+        from flint import fmpq
+        return self._exact_fns()[0][j](*[fmpq(int(v)) for v in state], rho, fmpq(self.N))
+
+    def exact_blocking(self, state, rho):
+        from flint import fmpq
+        return self._exact_fns()[1](*[fmpq(int(v)) for v in state], rho, fmpq(self.N))
+
+    def _mp_rate(self, j: int, state, rho: float):
+        with mpmath.workdps(50):
+            return self._mp_rates()[j](*[mpmath.mpf(int(v)) for v in state], mpmath.mpf(rho), mpmath.mpf(self.N))
+
+    # checks -----------------------------------------------------------------------------------------------
+    def check_rates(self, S: np.ndarray, R: np.ndarray, rho: float, in_space) -> np.ndarray:
+        """Check the rates ``R`` (``(M, m)``) at the states ``S``: NaN/inf or negative rates and
+        positive-rate transitions out of the state space (``in_space(T) -> bool array``) raise
+        :class:`FiniteNModelError`; values that are float noise around an exact zero (re-evaluated
+        at 50 digits) are set to 0. Returns the cleaned ``R``."""
+        bad = ~np.isfinite(R)
+        if bad.any():
+            i, j = map(int, np.argwhere(bad)[0])
+            raise FiniteNModelError(
+                f"{self._who()}: the rate of {self.transition_text(j)} is undefined ({R[i, j]}) at the "
+                f"state {self.state_text(S[i])} (N = {self.N}, rho = {rho:g})")
+        suspicious = R < 0
+        for j in range(R.shape[1]):
+            pos = R[:, j] > 0
+            if pos.any():
+                T = S[pos] + self.jumps[j]
+                out = ~in_space(T)
+                if out.any():
+                    idx = np.nonzero(pos)[0][out]
+                    suspicious[idx, j] = True
+        for i, j in np.argwhere(suspicious):
+            v = self._mp_rate(int(j), S[i], rho)
+            scale = 1.0 + float(np.max(np.abs(R[i])))
+            if abs(v) <= _ZERO_TOL * scale:
+                R[i, j] = 0.0
+                continue
+            if v < 0:
+                raise FiniteNModelError(
+                    f"{self._who()}: the rate of {self.transition_text(int(j))} is negative "
+                    f"({mpmath.nstr(v, 6)}) at the state {self.state_text(S[i])} (N = {self.N}, rho = {rho:g})")
+            raise FiniteNModelError(
+                f"{self._who()}: {self.transition_text(int(j))} leaves the state space from the state "
+                f"{self.state_text(S[i])} (to {self.state_text(S[i] + self.jumps[j])}) at rate "
+                f"{mpmath.nstr(v, 6)} (N = {self.N}, rho = {rho:g}); {self.space_text()}")
+        return R
+
+    def space_text(self) -> str:
+        kind = self.state_kind
+        if kind == "occupancy":
+            return f"the state space is the compositions n_0 + ... + n_C = N (C = {self.C})"
+        if kind == "tail":
+            return f"the state space is the monotone tails N >= U_1 >= ... >= U_C >= 0 (C = {self.C})"
+        return "the state space is 0 <= n_i <= N with the model's invariants"
+
+    def _who(self) -> str:
+        return f"{self.model!r} at N = {self.N}"
+
+
+def _subs_parameters(model, expr):
+    pv = getattr(model, "parameter_values", None) or {}
+    if not pv:
+        return expr
+    return expr.subs({sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v) for k, v in pv.items()})
+
+
+def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacement") -> FiniteNChain:
+    """Generate the finite-N count chain of ``model`` with ``N`` servers from its definition (see the
+    module docstring). Cached per definition, ``N`` and ``sampling``."""
+    key = model._definition_key()
+    store = _CHAIN_CACHE if key is not None else model.__dict__.setdefault("_finite_n_chains", {})
+    full = (key, int(N), sampling)
+    if full in store:
+        return store[full]
+    chain = _build_chain(model, int(N), sampling)
+    if len(store) > 256:
+        store.clear()
+    store[full] = chain
+    return chain
+
+
+_CHAIN_CACHE: dict = {}
+
+
+def _build_chain(model, N, sampling):
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a symloss.MeanFieldModel (or a policy name), got {type(model).__name__}")
+    checked = model._checked_transitions          # validates the definition (errors name the transition)
+    n = len(model.variables)
+    counts = tuple(model.count_symbols())
+    if len(counts) != n:
+        raise ModelDefinitionError(f"{model!r}: count_symbols() has {len(counts)} symbols for {n} variables")
+    to_counts = {v: c / NSYM for v, c in zip(model.variables, counts)}
+    trs = model.finite_n_transitions(N, sampling)
+    allowed = set(counts) | {RHO, NSYM}
+    if trs is None:
+        jumps = [[int(v) for v in jump] for jump, _ in checked]
+        rates = [NSYM * rate.subs(to_counts) for _, rate in checked]
+        source = "mean-field rates x N"
+    else:
+        if not isinstance(trs, (list, tuple)) or not trs:
+            raise ModelDefinitionError(f"{model!r}.finite_n_transitions({N}, {sampling!r}) must return None or "
+                                       f"a non-empty list of (jump, rate)")
+        jumps, rates = [], []
+        for i, item in enumerate(trs):
+            try:
+                jump, rate = item
+            except (TypeError, ValueError):
+                raise ModelDefinitionError(f"finite-N transition {i}: expected (jump, rate), got {item!r}") from None
+            jump = jump if isinstance(jump, sp.MatrixBase) else sp.Matrix(list(jump))
+            if jump.shape != (n, 1):
+                raise ModelDefinitionError(f"finite-N transition {i}: the jump must be a column of length {n}, "
+                                           f"got shape {jump.shape}")
+            col = [0] * n
+            for k, v in _nonzeros(jump):
+                if not sp.sympify(v).is_Integer:
+                    raise ModelDefinitionError(f"finite-N transition {i}: jump entries must be integers, got {list(jump)}")
+                col[k] = int(v)
+            if not any(col):
+                raise ModelDefinitionError(f"finite-N transition {i}: the jump is zero")
+            rate = _subs_parameters(model, sp.sympify(rate))
+            extra = rate.free_symbols - allowed
+            if extra:
+                raise ModelDefinitionError(f"finite-N transition {i}: rate {rate} uses {sorted(map(str, extra))}, "
+                                           f"which are neither the count symbols {counts} nor rho")
+            jumps.append(col)
+            rates.append(rate)
+        source = "finite_n_transitions"
+    b = model.finite_n_blocking_expr(N, sampling)
+    if b is None:
+        B = model._blocking
+        if not (B.free_symbols & set(model.variables)):
+            b = _state_free_blocking(model, N, counts)
+        else:
+            b = B.subs(to_counts)
+    else:
+        b = _subs_parameters(model, sp.sympify(b))
+        extra = b.free_symbols - allowed
+        if extra:
+            raise ModelDefinitionError(f"finite_n_blocking_expr uses {sorted(map(str, extra))}, which are "
+                                       f"neither the count symbols {counts} nor rho")
+    return FiniteNChain(model=model, N=N, sampling=sampling, symbols=counts,
+                        jumps=np.array(jumps, dtype=np.int64).reshape(len(jumps), n), rates=rates,
+                        blocking=sp.sympify(b), source=source)
+
+
+def _state_free_blocking(model, N, counts):
+    """A blocking expression that is not a function of the state (the fluid JSQ blocking
+    ``max(0, 1 - C/rho)``) has no finite-N meaning. For the shipped JSQ the finite-N loss event is
+    known (all ``N`` servers full, ``U_C = N``); any other model must give
+    ``finite_n_blocking_expr``."""
+    from ..meanfield.models import JSQ
+    if isinstance(model, JSQ):
+        return sp.Heaviside(counts[-1] - NSYM, 1)
+    raise ModelDefinitionError(
+        f"{model!r}: blocking_expr() = {model._blocking} is not a function of the state, so it has no "
+        "finite-N value; define finite_n_blocking_expr(N, sampling) (the probability that an arrival is "
+        "lost in count state n)")
+
+
+# --------------------------------------------------------------------------------------------------
+# state spaces
+# --------------------------------------------------------------------------------------------------
+
+def n_states_estimate(kind: str, N: int, C: int) -> float:
+    """Number of states of an occupancy / tail chain, ``C(N + C, C)``, as a float computed from
+    log-gamma (no huge integer is formed for absurd sizes)."""
+    lg = math.lgamma(N + C + 1) - math.lgamma(N + 1) - math.lgamma(C + 1)
+    return math.exp(min(lg, 700.0))
+
+
+def _compositions(N: int, parts: int) -> np.ndarray:
+    """All (n_0, ..., n_{parts-1}) >= 0 with sum N (stars and bars), one per row."""
+    C = parts - 1
+    M = math.comb(N + C, C)
+    if C == 0:
+        return np.full((1, 1), N, np.int64)
+    bars = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(N + C), C)),
+                       dtype=np.int64, count=M * C).reshape(M, C)
+    ext = np.concatenate([np.full((M, 1), -1, np.int64), bars, np.full((M, 1), N + C, np.int64)], axis=1)
+    return np.diff(ext, axis=1) - 1
+
+
+def enumerate_states(chain: FiniteNChain) -> np.ndarray:
+    """The states of an occupancy or tail chain (rows, in the order of ``chain.symbols``)."""
+    C, N = chain.C, chain.N
+    occ = _compositions(N, C + 1)
+    if chain.state_kind == "occupancy":
+        return occ
+    return np.cumsum(occ[:, ::-1], axis=1)[:, ::-1][:, 1:].copy()      # U_k = sum_{j >= k} n_j
+
+
+class StateIndex:
+    """Index of a set of integer states (rows): mixed-radix int64 keys when they fit, byte keys
+    otherwise; ``lookup(T)`` gives the row index of each row of ``T`` or -1."""
+
+    def __init__(self, S: np.ndarray, N: int):
+        self.n = S.shape[1]
+        self.radix = N + 1
+        self.int_keys = self.n * math.log2(self.radix) < 62
+        keys = self._keys(S)
+        self.order = np.argsort(keys, kind="stable")
+        self.sorted = keys[self.order]
+
+    def _keys(self, T):
+        T = np.ascontiguousarray(T, dtype=np.int64)
+        if self.int_keys:
+            w = self.radix ** np.arange(self.n, dtype=np.int64)
+            return T @ w
+        return T.view(np.dtype((np.void, 8 * self.n))).ravel()
+
+    def lookup(self, T: np.ndarray) -> np.ndarray:
+        inside = np.all((T >= 0) & (T < self.radix), axis=1)
+        out = np.full(T.shape[0], -1, np.int64)
+        if not inside.any():
+            return out
+        k = self._keys(T[inside])
+        pos = np.searchsorted(self.sorted, k)
+        pos = np.minimum(pos, self.sorted.size - 1)
+        hit = self.sorted[pos] == k
+        res = np.where(hit, self.order[pos], -1)
+        out[inside] = res
+        return out
+
+
+def custom_in_space(chain: FiniteNChain):
+    """Membership test of the custom state space: ``0 <= n_i <= N`` and the model's invariants
+    (``c . n = N * value``)."""
+    N = chain.N
+    inv = [(np.array([float(c) for c in cc]), float(v) * N) for cc, v in chain.model._invariants]
+
+    def in_space(T):
+        ok = np.all((T >= 0) & (T <= N), axis=1)
+        for c, v in inv:
+            ok &= np.abs(T @ c - v) <= 1e-9 * max(1.0, abs(v))
+        return ok
+    return in_space
+
+
+def explore_states(chain: FiniteNChain, start: np.ndarray, rho: float, max_states: int):
+    """Breadth-first search of the states reachable from ``start`` through transitions of positive
+    rate (vectorised by frontier). Checks every rate on the way. Returns the states (rows)."""
+    in_space = custom_in_space(chain)
+    start = np.asarray(start, dtype=np.int64).reshape(1, -1)
+    if not in_space(start)[0]:
+        raise ValueError(f"initial state {chain.state_text(start[0])} is not in the state space "
+                         f"({chain.space_text()})")
+    seen = {tuple(start[0])}
+    states = [start]
+    frontier = start
+    total = 1
+    while frontier.shape[0]:
+        R = chain.rate_matrix(frontier, rho)
+        R = chain.check_rates(frontier, R, rho, in_space)
+        new = []
+        for j in range(R.shape[1]):
+            pos = R[:, j] > 0
+            if pos.any():
+                new.append(frontier[pos] + chain.jumps[j])
+        if not new:
+            break
+        cand = np.unique(np.concatenate(new), axis=0)
+        fresh = [row for row in cand if tuple(row) not in seen]
+        if not fresh:
+            break
+        for row in fresh:
+            seen.add(tuple(row))
+        total += len(fresh)
+        if total > max_states:
+            raise ValueError(f"the finite-N chain of {chain.model!r} at N = {chain.N} has more than "
+                             f"max_states = {max_states} reachable states (breadth-first search stopped); "
+                             "raise max_states or use simulate()")
+        frontier = np.array(fresh, dtype=np.int64)
+        states.append(frontier)
+    return np.concatenate(states)
+
+
+def default_start(chain: FiniteNChain, rho: float) -> np.ndarray:
+    """A count state for the search / simulation of a custom chain: ``N`` times the model's
+    ``initial_state(rho)`` (or its mean-field fixed point), rounded so that integer invariants hold
+    where they can (largest remainders)."""
+    model, N = chain.model, chain.N
+    x = model.initial_state(rho)
+    if x is None:
+        fp = model.fixed_point(rho, dps=15)
+        x = [float(v) for v in fp.x]
+    x = np.clip(np.asarray([float(v) for v in x]), 0.0, 1.0)
+    n = np.floor(N * x).astype(np.int64)
+    inv = model._invariants
+    if len(inv) == 1 and all(c == 1 for c in inv[0][0]):
+        target = int(round(float(inv[0][1]) * N))
+        frac = N * x - n
+        for i in np.argsort(-frac)[: max(0, target - int(n.sum()))]:
+            n[i] += 1
+    return n
+
+
+def as_exact_rho(rho):
+    """``rho`` as an exact rational (``fmpq``) for ``method="exact"``: int, Fraction, sympy Rational,
+    fmpq or a decimal string; floats are refused (their binary value is rarely what is meant)."""
+    from flint import fmpq
+    if isinstance(rho, bool):
+        raise TypeError(f"rho must be an exact rational for method='exact', got {rho!r}")
+    if isinstance(rho, numbers.Integral):
+        q = Fraction(int(rho))
+    elif isinstance(rho, Fraction):
+        q = rho
+    elif isinstance(rho, sp.Rational) or type(rho).__name__ == "fmpq":
+        q = Fraction(int(rho.p), int(rho.q))
+    elif isinstance(rho, str):
+        try:
+            q = Fraction(rho.strip())
+        except ValueError:
+            raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
+    else:
+        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational "
+                        f"or a decimal string such as '1.3'), got {type(rho).__name__} {rho!r}")
+    if q <= 0:
+        raise ValueError(f"rho must be a rational number in (0, inf), got {rho!r}")
+    return fmpq(q.numerator, q.denominator), q
