@@ -42,3 +42,4 @@ def test_notebook_executes(monkeypatch, tmp_path):
     assert "krawczyk" in text and "DefinitionMismatchWarning" in text
     assert "hybrid lower above rho = 1.2876465775" in text
     assert (tmp_path / "hybrid_vs_power_and_retrial.png").exists()
+    assert "simulated, N = 1000" in text and "kernel: count" in text
