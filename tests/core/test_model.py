@@ -334,3 +334,18 @@ def test_series_of_an_edited_model_follows_the_edit():
 def test_jsq_ode_runs():
     r = JSQ(2).ode(3.0, [0.0, 0.0], [0, 1, 5, 20])
     assert r.success and abs(r.blocking[-1] - (1 - 2 / 3)) < 1e-3
+
+
+def test_generic_eliminant_of_a_user_model():
+    """Groebner elimination on the user model's own equations: hybrid(d, r=1) is power-of-d, so its
+    eliminant is the shipped power-of-d eliminant (successive resultants) up to a constant."""
+    P = hybrid(2, 2, 1).eliminant()
+    Q = PowerOfD(2, 2).eliminant()
+    ratio = sp.cancel(P.as_expr() / Q.as_expr())
+    assert ratio.is_number and ratio != 0
+    R = hybrid(2, 2, 2).eliminant()                # a new model: the certified blocking is a root
+    B = hybrid(2, 2, 2).blocking(Fraction(7, 5), dps=40)
+    with mpmath.workdps(60):
+        v = sp.lambdify((RHO, symloss.meanfield.BSYM), R.as_expr(), "mpmath")(mpmath.mpf(7) / 5, B)
+        scale = max(abs(c) for c in R.coeffs())
+        assert abs(v) / int(scale) < mpmath.mpf(10) ** -30
