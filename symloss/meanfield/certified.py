@@ -429,7 +429,7 @@ def _lemmas(C, d, dt) -> dict:
 
 
 def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = None, K: int = _DEFAULT_K,
-                         K_end: int = _DEFAULT_K_END) -> CertifiedComparison:
+                         K_end: int = _DEFAULT_K_END, method: str = "auto") -> CertifiedComparison:
     r"""Certified sign of :math:`B_a(\rho) - B_b(\rho)` for every load :math:`\rho > 0`: every
     crossing isolated (exactly one in each interval, width :math:`\le 10^{-dps}`), their number, the
     sign on each piece, the threshold, and a certificate for :func:`verify_comparison`.
@@ -446,6 +446,10 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
         Working precision in bits of the cell tests (default 160).
     K, K_end : int
         Orders of the Taylor models in the middle cells and at the large-load end (default 8).
+    method : {"auto", "fast", "generic"}
+        ``"auto"``: the fast path when it applies, else the generic one; ``"generic"`` forces the
+        generic path (small models only: it is much slower); ``"fast"`` raises ``ValueError`` when
+        the pair is not retrial-of-d / power-of-d.
 
     Returns
     -------
@@ -474,10 +478,18 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     for name, v, lo in (("prec", prec, 64), ("K", K, 2), ("K_end", K_end, 2)):
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
-    fast = _fast_models(model_a, model_b)
+    if method not in ("auto", "fast", "generic"):
+        raise ValueError(f"method must be 'auto', 'fast' or 'generic', got {method!r}")
+    from ..core.model import MeanFieldModel
+    for name, m in (("model_a", model_a), ("model_b", model_b)):
+        if not isinstance(m, MeanFieldModel):
+            raise TypeError(f"{name} must be a MeanFieldModel, got {type(m).__name__}")
+    fast = None if method == "generic" else _fast_models(model_a, model_b)
     if fast is None:
-        raise ValueError(f"{model_a!r} and {model_b!r} are not a retrial-of-d / power-of-d pair: only the "
-                         "one-dimensional fast path is available in this version")
+        if method == "fast":
+            raise ValueError(f"{model_a!r} and {model_b!r} are not a retrial-of-d / power-of-d pair (fast path)")
+        from .certified_generic import generic_comparison
+        return generic_comparison(model_a, model_b, dps=dps, t0=t0)
     ret, pod, orient, rb, pb = fast
     C, dt, d = rb["C"], rb["d"], pb["d"]
     lemmas = _lemmas(C, d, dt)
@@ -556,6 +568,9 @@ def verify_comparison(certificate: dict, model_a, model_b) -> CertifiedCompariso
         raise CertificateMismatch("certificate must be a dict")
     fmt = certificate.get("format")
     if fmt != FORMAT_FAST:
+        from .certified_generic import FORMAT_GENERIC, verify_generic
+        if fmt == FORMAT_GENERIC:
+            return verify_generic(certificate, model_a, model_b, t0=t0)
         raise CertificateMismatch(f"unknown certificate format {fmt!r}")
     try:
         return _verify_fast(certificate, model_a, model_b, t0)
