@@ -63,17 +63,10 @@ from .precision import (
 )
 from .validation import check_real
 
-__all__ = [
-    "DefinitionMismatchWarning",
-    "Enclosure",
-    "FixedPointResult",
-    "OdeResult",
-    "certified_fixed_point",
-    "enclose",
-    "float_fixed_point",
-    "integrate_ode",
-    "solve",
-]
+__all__ = ["FixedPointResult", "OdeResult", "Enclosure", "certified_fixed_point", "solve", "enclose",
+           "float_fixed_point", "integrate_ode", "DefinitionMismatchWarning",
+           "IntervalEnclosure", "enclose_interval", "point_box", "verify_box", "verify_tube", "box_derivative",
+           "check_selection"]
 
 _MAX_PREC = 1 << 16
 _GENERIC_MAX_VARIABLES = 400
