@@ -151,21 +151,29 @@ def _arb_exact_to_fraction(x: arb) -> Fraction:
     return Fraction(m) * (Fraction(2) ** e)
 
 
+def _ball_ends(x: arb):
+    """The exact end points ``mid -+ rad`` of a ball as Fractions (independent of the precision)."""
+    m = _arb_exact_to_fraction(arb(x.mid()))
+    r = _arb_exact_to_fraction(arb(x.rad()))
+    return m - r, m + r
+
+
 def dec_down(x: arb, digits: int) -> str:
     """A decimal string ``<= every point of x`` with ``digits`` significant digits."""
-    f = _arb_exact_to_fraction(arb(x.lower()))
-    return _dec(f, digits, down=True)
+    return _dec(_ball_ends(x)[0], digits, down=True)
 
 
 def dec_up(x: arb, digits: int) -> str:
-    f = _arb_exact_to_fraction(arb(x.upper()))
-    return _dec(f, digits, down=False)
+    """A decimal string ``>= every point of x`` with ``digits`` significant digits."""
+    return _dec(_ball_ends(x)[1], digits, down=False)
 
 
 def _dec(f: Fraction, digits: int, down: bool) -> str:
     if f == 0:
         return "0"
-    e = math.floor(math.log10(abs(f.numerator)) - math.log10(f.denominator))
+    e = len(str(abs(f.numerator))) - len(str(f.denominator))
+    if abs(f) < Fraction(10) ** e:
+        e -= 1
     scale = Fraction(10) ** (digits - 1 - e)
     v = f * scale
     n = math.floor(v) if down else math.ceil(v)
@@ -476,3 +484,253 @@ def small_end_bound(C: int, d: int, dt: int, a_lo) -> dict:
     return {"a_lo": q_str(a_lo), "rho_lo": ball_str(rho_lo), "exponent_retrial": str(e_ret),
             "exponent_power": str(e_pod), "constant": ball_str(const), "ret_remainder": [ball_str(ret_lo), ball_str(ret_hi)],
             "power_remainder": ball_str(eps), "bound": ball_str(v), "sign": sign}
+
+
+# ==================================================================================================
+# ball samples: certified blocking at one rational load, re-checkable from the stored bracket
+# ==================================================================================================
+
+def _retrial_F(C: int, d: int, theta: arb, rho: arb) -> arb:
+    """``F(theta) = theta - (E + E^2 + ... + E^(d-1))`` at ``a = rho (1 + theta)``: its sign is the
+    sign of ``g(a) - rho`` (``g`` increasing), so a sign change brackets the retrial fixed point."""
+    E = erlang_ball(C, rho * (1 + theta))
+    s = arb(0)
+    p = arb(1)
+    for _ in range(1, d):
+        p *= E
+        s += p
+    return theta - s
+
+
+def _power_W1(C: int, d: int, t: arb, rho: arb) -> arb:
+    """``W_1(e^t, rho) - 1`` by the telescoped recursion (increasing in ``t``)."""
+    s = t.exp()
+    B = s ** d
+    u = s
+    T = arb(0)
+    for k in range(C, 0, -1):
+        W = B + (k * u + T) / rho
+        if k == 1:
+            return W - 1
+        T += u
+        u = W.root(d) if d > 1 else W
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _bisect_sign(f, lo: Fraction, hi: Fraction, flo: int, fhi: int, rel: Fraction, steps: int = 400):
+    """Safeguarded secant/bisection on a monotone function with certified signs at the ends."""
+    for _ in range(steps):
+        if hi - lo <= rel * max(abs(lo), abs(hi), Fraction(1, 10 ** 30)):
+            return lo, hi
+        m = (lo + hi) / 2
+        v = f(m)
+        s = 1 if v > 0 else (-1 if v < 0 else 0)
+        if s == 0:
+            return lo, hi
+        if s == flo:
+            lo = m
+        else:
+            hi = m
+    return lo, hi
+
+
+def _round_q(x: Fraction, bits: int, down: bool) -> Fraction:
+    if x == 0:
+        return x
+    e = (abs(x.numerator).bit_length() - x.denominator.bit_length()) - bits
+    sc = Fraction(2) ** (-e)
+    v = x * sc
+    return Fraction(math.floor(v) if down else math.ceil(v)) / sc
+
+
+def _newton_bracket(f, df, x0: Fraction, lo: Fraction, hi: Fraction, bits: int, width: Fraction):
+    """Newton from ``x0`` (midpoint arithmetic), then a bracket ``x -+ width`` with certified
+    opposite signs (``f`` increasing); widened until the signs are certified. Returns ``(lo, hi)``
+    or ``None``."""
+    x = x0
+    for _ in range(80):
+        v, dv = f(x), df(x)
+        if not (v.is_finite() and dv.is_finite()) or dv == 0:
+            break
+        step = _arb_exact_to_fraction(arb(v.mid())) / _arb_exact_to_fraction(arb(dv.mid()))
+        xn = _round_q(x - step, bits, down=True)
+        if not lo <= xn <= hi:
+            xn = (lo + hi) / 2
+        done = abs(xn - x) <= width / 8
+        x = xn
+        if done:
+            break
+    w = width
+    for _ in range(60):
+        a, b = _round_q(x - w, bits, True), _round_q(x + w, bits, False)
+        fa, fb = f(a), f(b)
+        if fa < 0 and fb > 0:
+            return a, b
+        if fa > 0 or fb < 0:      # decided, wrong side: move the centre
+            x = a if fa > 0 else b
+        w *= 4
+    return None
+
+
+def point_certificate(model, rho, *, prec: int = 160, dps: int = 30) -> dict:
+    r"""A **ball sample**: the blocking of ``model`` at the rational load ``rho``, certified and
+    stored so that :func:`verify_point_certificate` re-checks it from the stored numbers and the
+    model's equations (no search).
+
+    * retrial-of-d (binding checked): a bracket ``[theta_lo, theta_hi]`` of exact rationals with
+      :math:`F(\theta_{lo}) < 0 < F(\theta_{hi})`, ``a = rho (1 + theta)`` (the retrial fixed point
+      is the unique sign change, lemma ``g`` increasing);
+    * power-of-d (binding checked): a bracket ``[t_lo, t_hi]`` of ``t = log u_C`` with
+      :math:`W_1(e^{t_{lo}}, \rho) < 1 < W_1(e^{t_{hi}}, \rho)` (telescoped recursion);
+    * any other model: a Krawczyk box (``y = log x``) of its compiled square system.
+
+    The certificate stores ``log B`` as a rigorous decimal bracket (``log_blocking``), the
+    fingerprint of the model and the symloss version."""
+    from .. import __version__
+    from ..core.precision import flint_prec
+    rho = Fraction(rho)
+    if rho <= 0:
+        raise ValueError(f"rho must be > 0, got {rho}")
+    rec = {"rho": q_str(rho), "fingerprint": model.fingerprint(), "symloss_version": __version__, "prec": prec}
+    digits = dps + 8
+    width = Fraction(1, 2 ** (prec - 20))
+    try:
+        rb = retrial_binding(model)
+    except BindingError:
+        rb = None
+    if rb is not None:
+        C, d = rb["C"], rb["d"]
+        with flint_prec(prec):
+            r = q_arb(rho)
+            if d == 1:
+                th = (Fraction(0), Fraction(0))
+            else:
+                from .accelerators import RETRIAL
+                af = RETRIAL.float_start(C, d, float(rho))
+                th0 = max(Fraction(af / float(rho) - 1), Fraction(0))
+
+                def f(x):
+                    return _retrial_F(C, d, q_arb(x), r)
+
+                def df(x):
+                    xs = arb_series([q_arb(x), arb(1)], prec=2)
+                    Ec = _erlang_coeffs(C, r * (1 + q_arb(x)), 2)
+                    E = arb_series([Ec[0], Ec[1] * r], prec=2)      # d/dtheta = rho d/da
+                    s = xs * 0
+                    p = xs * 0 + 1
+                    for _ in range(1, d):
+                        p = p * E
+                        s = s + p
+                    return series_coeffs(xs - s, 2)[1]
+                th = _newton_bracket(f, df, th0, Fraction(0), Fraction(d - 1), prec - 8, width)
+                if th is None:
+                    raise ArithmeticError(f"{model!r}: retrial fixed point at rho = {rho} not bracketed")
+            a_lo, a_hi = r * (1 + q_arb(th[0])), r * (1 + q_arb(th[1]))
+            L = (d * erlang_ball(C, a_lo).log()).union(d * erlang_ball(C, a_hi).log())
+        rec.update({"kind": "retrial-theta", "theta": [q_str(th[0]), q_str(th[1])],
+                    "log_blocking": [dec_down(L, digits), dec_up(L, digits)]})
+        return rec
+    try:
+        pb = power_binding(model)
+    except BindingError:
+        pb = None
+    if pb is not None:
+        C, d = pb["C"], pb["d"]
+        from .accelerators import POWER
+        t0 = POWER.float_start(C, d, float(rho)) if 1e-300 < float(rho) < 1e300 else None
+        if t0 is None:
+            raise ArithmeticError(f"{model!r}: no float start at rho = {rho}")
+        p = prec + 2 * int(math.log2(1 + abs(t0)))
+        with flint_prec(p):
+            r = q_arb(rho)
+
+            def f(x):
+                return _power_W1(C, d, q_arb(x), r)
+
+            def df(x):
+                ts = arb_series([q_arb(x), arb(1)], prec=2)
+                s = ts.exp()
+                B = s ** d
+                u = s
+                T = ts * 0
+                for k in range(C, 0, -1):
+                    W = B + (u * k + T) / r
+                    if k == 1:
+                        return series_coeffs(W, 2)[1]
+                    T = T + u
+                    u = W ** arb(fmpq(1, d)) if d > 1 else W
+            wd = width * max(1, abs(Fraction(t0)))
+            tb = _newton_bracket(f, df, Fraction(t0), Fraction(-10) ** 0 * Fraction(-(abs(int(t0)) + 2) * 4),
+                                 Fraction(0), p - 8, wd)
+            if tb is None:
+                raise ArithmeticError(f"{model!r}: power-of-d fixed point at rho = {rho} not bracketed")
+            L = (d * q_arb(tb[0])).union(d * q_arb(tb[1]))
+        rec.update({"kind": "power-log-s", "t": [q_str(tb[0]), q_str(tb[1])], "prec": p,
+                    "log_blocking": [dec_down(L, digits), dec_up(L, digits)]})
+        return rec
+    from ..core.certify import point_box
+    box, sel, _mg = point_box(model, rho, prec=prec)
+    with flint_prec(prec):
+        box = [arb(b.mid(), arb(b.rad())) for b in box]
+        L = model.compiled.log_blocking_arb(box, q_arb(rho).log())
+    rec.update({"kind": "krawczyk-box", "center": [_exact_dyadic(arb(b.mid())) for b in box],
+                "delta": [_exact_dyadic(arb(b.rad())) for b in box], "sel": list(sel),
+                "log_blocking": [dec_down(L, digits), dec_up(L, digits)]})
+    return rec
+
+
+def _exact_dyadic(x: arb) -> str:
+    man, exp = x.mid().man_exp()
+    return f"{int(man)}*2^{int(exp)}"
+
+
+def verify_point_certificate(rec: dict, model):
+    """Re-check a ball sample of :func:`point_certificate` from its stored bracket (or box) and the
+    model's own equations; returns the verified ``(log_B_lo, log_B_hi)`` as Fractions. Raises
+    ``ValueError`` on any mismatch (another definition, a wrong bracket, a bound that does not
+    hold)."""
+    from ..core.precision import flint_prec
+    if rec.get("fingerprint") != model.fingerprint():
+        raise ValueError("the ball sample was made from another model definition (fingerprint differs)")
+    rho = parse_q(rec["rho"])
+    if rho <= 0:
+        raise ValueError("sample load must be positive")
+    prec = int(rec["prec"])
+    if not 64 <= prec <= 1 << 16:
+        raise ValueError("sample precision out of range")
+    Llo, Lhi = Fraction(rec["log_blocking"][0]), Fraction(rec["log_blocking"][1])
+    kind = rec.get("kind")
+    with flint_prec(prec):
+        r = q_arb(rho)
+        if kind == "retrial-theta":
+            rb = retrial_binding(model)
+            C, d = rb["C"], rb["d"]
+            t0, t1 = parse_q(rec["theta"][0]), parse_q(rec["theta"][1])
+            if d == 1:
+                if not t0 == t1 == 0:
+                    raise ValueError("random routing has theta = 0")
+            else:
+                if not (0 <= t0 < t1 <= d - 1):
+                    raise ValueError("theta bracket out of range")
+                if not (_retrial_F(C, d, q_arb(t0), r) < 0 and _retrial_F(C, d, q_arb(t1), r) > 0):
+                    raise ValueError(f"the stored theta bracket does not bracket the retrial fixed point at rho = {rho}")
+            L = (d * erlang_ball(C, r * (1 + q_arb(t0))).log()).union(d * erlang_ball(C, r * (1 + q_arb(t1))).log())
+        elif kind == "power-log-s":
+            pb = power_binding(model)
+            C, d = pb["C"], pb["d"]
+            t0, t1 = parse_q(rec["t"][0]), parse_q(rec["t"][1])
+            if not t0 < t1 <= 0:
+                raise ValueError("log u_C bracket out of range")
+            if not (_power_W1(C, d, q_arb(t0), r) < 0 and _power_W1(C, d, q_arb(t1), r) > 0):
+                raise ValueError(f"the stored bracket does not bracket the power-of-d fixed point at rho = {rho}")
+            L = (d * q_arb(t0)).union(d * q_arb(t1))
+        elif kind == "krawczyk-box":
+            from ..core.certify import check_selection, parse_exact, verify_box
+            box = [arb(parse_exact(c), parse_exact(dl)) for c, dl in zip(rec["center"], rec["delta"])]
+            verify_box(model, box, check_selection(model, rec["sel"]), rho, prec=prec)
+            L = model.compiled.log_blocking_arb(box, r.log())
+        else:
+            raise ValueError(f"unknown ball-sample kind {kind!r}")
+        if not (q_arb(Llo) <= L <= q_arb(Lhi)):
+            raise ValueError(f"the stored log-blocking bracket at rho = {rho} does not enclose the recomputed one")
+    return Llo, Lhi
