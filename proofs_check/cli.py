@@ -16,6 +16,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--recheck", metavar="PATH",
                    help="re-verify the certificates in a JSON file written by --json (no search)")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the claims on N local processes through the sweep engine (default: every core; "
+                        "1: in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the claims on a Dask cluster (tcp://host:8786) through the sweep engine")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="SQLite store of finished certificates (default symloss_verify.sqlite when running in "
+                        "parallel); a rerun with the same store resumes")
+    p.add_argument("--no-resume", action="store_true", help="recompute every claim even if the store has it")
 
 
 def run(args) -> int:
@@ -51,7 +60,19 @@ def run(args) -> int:
         else:
             print(f" {res.status.value} ({res.seconds:.2f} s)", file=sys.stderr, flush=True)
 
-    results = run_claims(claims, progress)
+    if args.workers is not None and args.workers < 1:
+        print(f"--workers must be an integer >= 1, got {args.workers}", file=sys.stderr)
+        return 2
+    if args.scheduler or args.store or args.workers != 1:
+        from .parallel import DEFAULT_STORE, as_results, run_claims_store
+        store = args.store or DEFAULT_STORE
+        records, summary = run_claims_store(claims, workers=args.workers, scheduler=args.scheduler, store=store,
+                                            progress=not args.quiet, resume=not args.no_resume)
+        results = as_results(records, claims)
+        if not args.quiet:
+            print(f"{summary.n_done} claims computed, {summary.n_skipped} taken from {store}", file=sys.stderr)
+    else:
+        results = run_claims(claims, progress)
     w = max(len(r.claim.id) for r in results)
     print(f"{'claim':<{w}}  {'status':<9}  {'expected':<9}  {'seconds':>8}  method", file=out)
     for r in results:

@@ -734,3 +734,24 @@ def verify_point_certificate(rec: dict, model):
         if not (q_arb(Llo) <= L <= q_arb(Lhi)):
             raise ValueError(f"the stored log-blocking bracket at rho = {rho} does not enclose the recomputed one")
     return Llo, Lhi
+
+
+@cache
+def carried_load_lemma(C: int) -> dict:
+    r"""The carried load :math:`c(a) = a(1 - E(C, a)) = a S_{C-1}(a)/S_C(a)` increases strictly in
+    ``a``: the numerator :math:`(a S_{C-1})' S_C - a S_{C-1} S_C'` of :math:`c'` has non-negative
+    integer coefficients (scaled by :math:`C!^2`) and a positive constant term."""
+    S, _f = _erlang_polys(C)
+    Sm = fmpz_poly([math.factorial(C) // math.factorial(k) for k in range(C)])
+    num = fmpz_poly([0, 1]) * Sm
+    L = num.derivative() * S - num * S.derivative()
+    return {"C": C, "numerator of c' non-negative": _nonneg_positive_constant(L),
+            "holds": bool(_nonneg_positive_constant(L))}
+
+
+def clear_caches() -> None:
+    """Forget the binding checks and lemmas (so that a re-check recomputes them)."""
+    _BINDING_CACHE.clear()
+    retrial_g_lemma.cache_clear()
+    erlang_increasing_lemma.cache_clear()
+    carried_load_lemma.cache_clear()
