@@ -75,7 +75,7 @@ import sympy as sp
 from flint import arb, arb_series, fmpq, fmpz_poly
 
 from ..core.model import RHO
-from .taylor import DualBallTM, ExactTM, analytic_tm, series_coeffs
+from .taylor import DualBallTM, ExactTM, analytic_tm, series_cap, series_coeffs
 
 __all__ = [
     "BindingError",
@@ -321,16 +321,18 @@ def erlang_ball(C: int, a: arb) -> arb:
 
 
 def _erlang_coeffs(C: int, x: arb, n: int) -> list:
-    a = arb_series([x, arb(1)], prec=n)
-    y = 1 / a
-    Q = a * 0
-    for c in reversed(_q_coeffs(C)):
-        Q = Q * y + c
-    return series_coeffs(1 / Q, n)
+    with series_cap(n):
+        a = arb_series([x, arb(1)], prec=n)
+        y = 1 / a
+        Q = a * 0
+        for c in reversed(_q_coeffs(C)):
+            Q = Q * y + c
+        return series_coeffs(1 / Q, n)
 
 
 def _inv_coeffs(x: arb, n: int) -> list:
-    return series_coeffs(1 / arb_series([x, arb(1)], prec=n), n)
+    with series_cap(n):
+        return series_coeffs(1 / arb_series([x, arb(1)], prec=n), n)
 
 
 def _psi_formula(C: int, d: int, dt: int, p, inva, pw):

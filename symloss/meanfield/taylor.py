@@ -37,9 +37,11 @@ Appl. Math. 4 (2003). A. Neumaier, "Taylor forms - use and limits", Reliable Com
 """
 from __future__ import annotations
 
-from flint import arb, arb_poly, arb_series, fmpq, fmpq_poly
+import contextlib
 
-__all__ = ["BallTM", "DualBallTM", "ExactTM", "analytic_tm", "series_coeffs"]
+from flint import arb, arb_poly, arb_series, ctx, fmpq, fmpq_poly
+
+__all__ = ["BallTM", "DualBallTM", "ExactTM", "analytic_tm", "series_cap", "series_coeffs"]
 
 
 def _upper(x: arb) -> arb:
@@ -47,18 +49,35 @@ def _upper(x: arb) -> arb:
     return arb(abs(x).upper())
 
 
+@contextlib.contextmanager
+def series_cap(n: int):
+    """python-flint truncates every ``arb_series`` result at the global ``ctx.cap`` (10 by default),
+    whatever the requested length: raise it to at least ``n`` for the duration."""
+    old = ctx.cap
+    ctx.cap = max(old, int(n))
+    try:
+        yield
+    finally:
+        ctx.cap = old
+
+
 def series_coeffs(s: arb_series, n: int) -> list:
-    """The first ``n`` coefficients of an ``arb_series`` (zero-padded)."""
+    """The first ``n`` coefficients of an ``arb_series`` (zero-padded); raises when the series was
+    truncated below ``n`` terms (a missing coefficient is not zero)."""
+    if s.prec < n:
+        raise ValueError(f"series known to {s.prec} terms only, {n} needed (raise the series cap)")
     cs = list(s.coeffs())[:n]
     return cs + [arb(0)] * (n - len(cs))
 
 
 def _g_inv(x: arb, n: int) -> list:
-    return series_coeffs(arb_series([x, arb(1)], prec=n).inv(), n)
+    with series_cap(n):
+        return series_coeffs(arb_series([x, arb(1)], prec=n).inv(), n)
 
 
 def _g_pow(x: arb, n: int, q) -> list:
-    return series_coeffs(arb_series([x, arb(1)], prec=n) ** q, n)
+    with series_cap(n):
+        return series_coeffs(arb_series([x, arb(1)], prec=n) ** q, n)
 
 
 def _dg_coeffs(cs: list) -> list:
