@@ -673,3 +673,50 @@ def _verify_cell(C, d, dt, K, cell, dps, i):
             _need(rh - rl <= Fraction(1, 10 ** dps), f"cell {i}: crossing interval wider than 1e-{dps}")
     else:
         raise CertificateMismatch(f"cell {i}: unknown test {test!r}")
+
+
+# ==================================================================================================
+# threshold reports (the command line's --certified, the notebook, the docs table)
+# ==================================================================================================
+
+def claim_id(C: int, d: int, dt: int):
+    """The ``symloss verify`` claim that carries the same certificate, when ``(C, d, dt)`` is in the
+    registry's range (``C <= 20``, ``1 <= d < dt <= 6``), else ``None``."""
+    if 1 <= C <= 20 and 1 <= d < dt <= 6:
+        return f"seed000.eventually.C{C}_d{d}_dt{dt}"
+    return None
+
+
+def threshold_report(C: int, d: int, dt: int, *, dps: int = 30) -> dict:
+    """Certified threshold of retrial-of-dt against power-of-d as a JSON-ready dict: ``threshold``
+    (``{"value": "0"}`` or ``{"rho": [lo, hi]}`` of width <= 10^-dps, ``None`` if retrial-of-dt is not
+    lower at large load), ``crossings`` (their number on ``(0, oo)``) and their intervals, the sign
+    pattern, the claim id of ``symloss verify`` with the same certificate, and the certificate."""
+    t0 = time.perf_counter()
+    res = certified_threshold(C, d, dt, dps=dps)
+    return {"C": C, "d": d, "dt": dt, "dps": dps, "threshold": res.threshold, "crossings": res.count,
+            "crossing_intervals": [c.to_dict() for c in res.crossings], "pieces": res.pieces,
+            "claim": claim_id(C, d, dt), "seconds": round(time.perf_counter() - t0, 3),
+            "certificate": res.certificate}
+
+
+def format_threshold(report: dict, digits: int | None = None) -> str:
+    """One line: the threshold interval (or 0), the crossing count and the certificate pointer."""
+    thr = report["threshold"]
+    if thr is None:
+        t = "none (retrial-of-dt is not lower at large load)"
+    elif thr == {"value": "0"}:
+        t = "0 (retrial-of-dt lower at every load)"
+    else:
+        lo, hi = thr["rho"]
+        if digits is not None:
+            lo, hi = _trim(lo, digits, down=True), _trim(hi, digits, down=False)
+        t = f"[{lo}, {hi}]"
+    ptr = (f"symloss verify --claim {report['claim']}" if report.get("claim") else "--certificate PATH to write it")
+    return f"{t}  crossings: {report['crossings']}  certificate: {ptr}"
+
+
+def _trim(s: str, digits: int, down: bool) -> str:
+    """A decimal string rounded outward to ``digits`` significant digits."""
+    from .enclosures import _dec
+    return _dec(Fraction(s), digits, down=down)

@@ -16,8 +16,7 @@ import mpmath
 import pytest
 import sympy as sp
 from flint import arb, fmpq
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from symloss import PowerOfD, RandomRouting, RetrialOfD, define_model
 from symloss.core.model import RHO
@@ -25,7 +24,6 @@ from symloss.core.precision import flint_prec
 from symloss.meanfield import enclosures as en
 from symloss.meanfield.certified import CertificateMismatch, certified_comparison, verify_comparison
 from symloss.meanfield.taylor import BallTM, DualBallTM, ExactTM
-
 
 # --------------------------------------------------------------------------------------------------
 # Taylor models
@@ -113,7 +111,7 @@ def test_rho_of_a_increases(C, dt, a, b):
 @pytest.mark.parametrize("C,d,dt", [(2, 2, 3), (3, 2, 3), (5, 3, 3), (10, 2, 4)])
 def test_small_end_bound_holds_at_sample_loads(C, d, dt):
     sb = None
-    for j in range(0, 40):
+    for j in range(40):
         sb = en.small_end_bound(C, d, dt, Fraction(1, 2 ** j))
         if sb["sign"]:
             break
@@ -156,7 +154,7 @@ def _threshold_by_bisection(C, d, dt, lo, hi):
     """The crossing of the two blockings (accelerators, 45 digits) by bisection: an independent value."""
     with mpmath.workdps(60):
         a, b = mpmath.mpf(lo), mpmath.mpf(hi)
-        f = lambda r: RetrialOfD(C, dt).blocking(r, dps=45) - PowerOfD(C, d).blocking(r, dps=45)  # noqa: E731
+        f = lambda r: RetrialOfD(C, dt).blocking(r, dps=45) - PowerOfD(C, d).blocking(r, dps=45)
         fa = f(a)
         for _ in range(140):
             m = (a + b) / 2
@@ -306,3 +304,29 @@ def test_generic_path_on_a_user_model_and_mutation():
             want = RetrialOfD(2, 3).blocking(r, dps=30) < edited.blocking(r, dps=30)
             piece = next(p for p in res_e.pieces if (p["rho"][1] == "oo" or Fraction(p["rho"][1]) > r))
             assert want == (piece["sign"] == -1)
+
+
+# --------------------------------------------------------------------------------------------------
+# command line: threshold --certified, table --certified
+# --------------------------------------------------------------------------------------------------
+
+def test_cli_threshold_and_table_certified(tmp_path, capsys):
+    from symloss.cli import main
+    path = tmp_path / "cert.json"
+    assert main(["threshold", "--C", "3", "--d", "2", "--dt", "3", "--certified", "--dps", "25", "--json",
+                 "--certificate", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    lo, hi = (Fraction(x) for x in out["threshold"]["rho"])
+    assert out["crossings"] == 1 and hi - lo <= Fraction(1, 10 ** 25)
+    assert out["claim"] == "seed000.eventually.C3_d2_dt3"
+    verify_comparison(json.loads(path.read_text()), RetrialOfD(3, 3), PowerOfD(3, 2))
+    assert main(["threshold", "--C", "2", "--d", "2", "--dt", "3", "--certified"]) == 0
+    assert capsys.readouterr().out.startswith("0 (retrial-of-dt lower at every load)  crossings: 0")
+    csvp = tmp_path / "t.csv"
+    assert main(["table", "--C", "1:3", "--d", "2", "--dt", "3", "--certified", "--no-progress",
+                 "--csv", str(csvp), "--certificates", str(tmp_path / "certs")]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 4 and "crossings: 1" in lines[3]
+    rows = csvp.read_text().strip().splitlines()
+    assert rows[0] == "C,d,dt,threshold_lo,threshold_hi,crossings,claim" and rows[3].startswith("3,2,3,0.9496356040")
+    assert len(list((tmp_path / "certs").glob("*.json"))) == 3

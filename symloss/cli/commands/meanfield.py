@@ -190,6 +190,8 @@ def _run_threshold(args) -> int:
     if dt <= d:
         raise ValueError(f"--dt must be > --d (got d={d}, dt={dt}): for dt <= d power-of-d never blocks "
                          "more than retrial-of-dt, so there is no threshold")
+    if getattr(args, "certified", False):
+        return _run_threshold_certified(args, C, d, dt, dps)
     import symloss
     t0 = time.perf_counter()
     thr = symloss.threshold_load(C, d, dt, dps=dps)
@@ -200,6 +202,61 @@ def _run_threshold(args) -> int:
     else:
         print(_fmt(thr, dps))
     return 0
+
+
+def _run_threshold_certified(args, C, d, dt, dps) -> int:
+    """``--certified``: the threshold as an interval of width <= 10^-dps, the crossing count and the
+    certificate (symloss.meanfield.certified)."""
+    from ...meanfield.certified import format_threshold, threshold_report
+    rep = threshold_report(C, d, dt, dps=dps)
+    if args.certificate:
+        with open(args.certificate, "w", encoding="utf-8") as fh:
+            json.dump(rep["certificate"], fh)
+        rep["certificate_file"] = args.certificate
+    if args.json:
+        print(json.dumps({k: v for k, v in rep.items() if k != "certificate"}, indent=2))
+    else:
+        print(format_threshold(rep) + (f" (written to {args.certificate})" if args.certificate else ""))
+    return 0 if rep["threshold"] is not None else 1
+
+
+def _run_table_certified(args, jobs, dps) -> int:
+    from tqdm import tqdm
+
+    from ...meanfield.certified import format_threshold, threshold_report
+    rows = []
+    with tqdm(total=len(jobs), file=sys.stderr, desc="certified thresholds", unit="load",
+              disable=args.no_progress) as bar:
+        for C, d, dt in jobs:
+            bar.set_postfix_str(f"C={C} d={d} dt={dt}")
+            rep = threshold_report(C, d, dt, dps=dps)
+            if args.certificates:
+                import os
+                os.makedirs(args.certificates, exist_ok=True)
+                path = os.path.join(args.certificates, f"threshold_C{C}_d{d}_dt{dt}.json")
+                with open(path, "w", encoding="utf-8") as fh:
+                    json.dump(rep["certificate"], fh)
+                rep["certificate_file"] = path
+            rep.pop("certificate")
+            rows.append(rep)
+            bar.update(1)
+    print(f"{'C':>5} {'d':>3} {'dt':>3}  threshold (certified interval), crossings, certificate")
+    for r in rows:
+        print(f"{r['C']:>5} {r['d']:>3} {r['dt']:>3}  {format_threshold(r, min(dps, 20))}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"dps": dps, "definition": "certified threshold: every crossing of B_ret(dt) and B_pod(d) on "
+                       "(0, oo) isolated (width <= 10^-dps); the threshold is the last one", "rows": rows}, fh, indent=2)
+    if args.csv:
+        with open(args.csv, "w", newline="", encoding="utf-8") as fh:
+            w = csv.DictWriter(fh, fieldnames=["C", "d", "dt", "threshold_lo", "threshold_hi", "crossings", "claim"])
+            w.writeheader()
+            for r in rows:
+                thr = r["threshold"]
+                lo, hi = (("0", "0") if thr == {"value": "0"} else (thr["rho"][0], thr["rho"][1]) if thr else ("", ""))
+                w.writerow({"C": r["C"], "d": r["d"], "dt": r["dt"], "threshold_lo": lo, "threshold_hi": hi,
+                            "crossings": r["crossings"], "claim": r["claim"] or ""})
+    return 0 if all(r["threshold"] is not None for r in rows) else 1
 
 
 def _row_out(row, dps):
@@ -221,6 +278,8 @@ def _run_table(args) -> int:
                 raise ValueError(f"--dt must give values > d; {args.dt!r} gives dt = {dt} for d = {d}")
             jobs.extend((C, d, dt) for C in Cs)
     jobs.sort()
+    if getattr(args, "certified", False):
+        return _run_table_certified(args, jobs, dps)
     from tqdm import tqdm
     rows = []
     with tqdm(total=len(jobs), file=sys.stderr, desc="thresholds", unit="load",
@@ -343,6 +402,10 @@ def register(sub) -> None:
     p.add_argument("--dt", required=True, help="attempts of retrial-of-dt, integer > d")
     p.add_argument("--dps", default="30", help="significant digits, integer >= 5 (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON (with the run time)")
+    p.add_argument("--certified", action="store_true",
+                   help="certified for every load: the threshold as an interval of width <= 10^-dps, the number of "
+                        "crossings and a pointer to the certificate")
+    p.add_argument("--certificate", metavar="PATH", default=None, help="with --certified: write the certificate")
     p.set_defaults(func=_run_threshold)
 
     p = sub.add_parser(
@@ -357,6 +420,9 @@ def register(sub) -> None:
     p.add_argument("--json", metavar="PATH", default=None, help="also write the table as JSON")
     p.add_argument("--csv", metavar="PATH", default=None, help="also write the table as CSV")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--certified", action="store_true",
+                   help="certified thresholds (intervals, crossing counts, certificates) instead of the scan")
+    p.add_argument("--certificates", metavar="DIR", default=None, help="with --certified: write each certificate")
     p.set_defaults(func=_run_table)
 
     p = sub.add_parser(
