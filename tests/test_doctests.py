@@ -10,7 +10,8 @@ MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanf
            "symloss.supermarket.pair", "symloss.finite_n.simulate", "symloss.finite_n.exact",
            "symloss.finite_n.refined", "symloss.finite_n.threshold", "symloss.twoqueue.jsq",
            "symloss.admission.network", "symloss.admission.results", "symloss.admission.policies",
-           "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions"]
+           "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions",
+           "symloss.meanfield.certified"]
 
 
 @pytest.mark.parametrize("name", MODULES)
