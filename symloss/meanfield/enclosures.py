@@ -519,23 +519,6 @@ def _power_W1(C: int, d: int, t: arb, rho: arb) -> arb:
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _bisect_sign(f, lo: Fraction, hi: Fraction, flo: int, fhi: int, rel: Fraction, steps: int = 400):
-    """Safeguarded secant/bisection on a monotone function with certified signs at the ends."""
-    for _ in range(steps):
-        if hi - lo <= rel * max(abs(lo), abs(hi), Fraction(1, 10 ** 30)):
-            return lo, hi
-        m = (lo + hi) / 2
-        v = f(m)
-        s = 1 if v > 0 else (-1 if v < 0 else 0)
-        if s == 0:
-            return lo, hi
-        if s == flo:
-            lo = m
-        else:
-            hi = m
-    return lo, hi
-
-
 def _round_q(x: Fraction, bits: int, down: bool) -> Fraction:
     if x == 0:
         return x

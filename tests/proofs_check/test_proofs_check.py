@@ -19,8 +19,7 @@ from fractions import Fraction
 
 import pytest
 from flint import fmpq, fmpz_poly
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from proofs_check import algebra as alg
 from proofs_check.core import CertificateError, Status, all_claims, dump_json, recheck_records, run_claims, select
@@ -346,6 +345,8 @@ def test_certified_thresholds_contain_the_exact_algebraic_ones(results):
     by = {r.claim.id: r for r in results}
     for C, d, dt in ((2, 3, 4), (3, 2, 3), (3, 2, 4), (4, 2, 4)):
         exact = com.prove_crossings(C, d, dt)
+        if C == 2:
+            com.recheck_crossings(json.loads(json.dumps(exact)), C, d, dt)   # the elimination certificate itself
         thr = by[f"seed000.eventually.C{C}_d{d}_dt{dt}"].certificate.data["conclusion"]["threshold"]
         lo, hi = (Fraction(x) for x in thr["rho"])
         x, y = (Fraction(v) for v in exact["threshold"]["interval"])
@@ -369,6 +370,16 @@ def test_certified_thresholds_agree_with_the_adaptive_scan(results):
         with mpmath.workdps(30):
             assert mpmath.mpf(thr["rho"][0]) - mpmath.mpf(10) ** -18 <= x[0] <= mpmath.mpf(thr["rho"][1]) + \
                 mpmath.mpf(10) ** -18
+
+
+def test_large_load_expansion_tool():
+    """Newton polygons of the model polynomials at rho = oo: B = 1 - C/rho + (C/d)/rho^2 + O(rho^-3)."""
+    import sympy as sp
+
+    from proofs_check.claims import seed000_common as com
+    for kind, C, d in (("retrial", 2, 3), ("power", 2, 2), ("power", 3, 2)):
+        ex = com.large_load_expansion(kind, C, d)
+        assert ex["b2"] == str(sp.Rational(C, d))
 
 
 @pytest.mark.slow
