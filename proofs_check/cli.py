@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 
 from .core import QUICK_SELECTION, Status, dump_json, recheck_records, run_claims, select
@@ -69,8 +70,12 @@ def run(args) -> int:
     if args.scheduler or args.store or args.workers != 1:
         from .parallel import DEFAULT_STORE, as_results, run_claims_store
         store = args.store or DEFAULT_STORE
-        records, summary = run_claims_store(claims, workers=args.workers, scheduler=args.scheduler, store=store,
-                                            progress=not args.quiet, resume=not args.no_resume)
+        try:
+            records, summary = run_claims_store(claims, workers=args.workers, scheduler=args.scheduler, store=store,
+                                                progress=not args.quiet, resume=not args.no_resume)
+        except (ImportError, OSError, RuntimeError, ValueError, TypeError, sqlite3.Error) as exc:
+            print(f"verify: the parallel run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
         results = as_results(records, claims)
         if not args.quiet:
             print(f"{summary.n_done} claims computed, {summary.n_skipped} taken from {store}", file=sys.stderr)
