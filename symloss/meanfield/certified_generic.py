@@ -26,8 +26,9 @@ test on :math:`H(w, t) = F(S(t) + t^{K+1}w, t)/t^{K+1}` over :math:`t \in [0, t_
 (:math:`H(0, t)` is the exact polynomial :math:`F(S(t), t)/t^{K+1}`, and
 :math:`\partial_w H \in F_x(S(t) + t^{K+1}W, t)`). The blockings are then exact-coefficient Taylor
 models (:class:`~symloss.meanfield.taylor.ExactTM`) and the first non-zero coefficient of
-:math:`B_a - B_b` gives its sign on :math:`(0, t_{hi}]`. A point box at the junction load contained in
-the end tube links the end branch to the middle one.
+:math:`B_a - B_b` gives its sign on :math:`(0, t_{hi}]`. A point box at the junction load contained
+both in the end tube and in the middle branch's point box there links the end branch to the middle
+one (each box holds exactly one zero, so the three branches meet in one solution).
 
 Assumption recorded in every generic certificate: each model's fixed point is unique (the
 comparison is of the branches enclosed, which are continuous on :math:`(0, \infty)`); the fast path
@@ -450,9 +451,12 @@ class _Generic:
             for p in (self.prec, 2 * self.prec, 4 * self.prec):
                 dl = 2.0 ** (-(p // 2))
                 box, sel, _mg = point_box(m, rho_j, prec=p, y_start=self.guess(key, rho_j), delta=dl)
+                mid_box = self.point(rho_j)[key]["box"]          # the middle branch's box at the junction
                 with flint_prec(p):
+                    box = _canon_box(box)
                     xb = [b.exp() for b in box]
-                    if all(x.contains(v) for x, v in zip(Xe, xb)):
+                    if all(x.contains(v) for x, v in zip(Xe, xb)) and all(
+                            mb.contains(b) for mb, b in zip(mid_box, box)):
                         ok = True
                         link[key] = {"center": [_exact_str(b) for b in box], "delta": [_exact_str(arb(b.rad())) for b in box],
                                      "sel": sel, "prec": p}
@@ -677,6 +681,10 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
             with flint_prec(int(lk["prec"])):
                 Xe = _end_slice(xs, W, K, t_hi)
                 _need(all(x.contains(b.exp()) for x, b in zip(Xe, box)), "junction point box is not inside the end tube")
+            # the junction box lies in the middle branch's point box at the junction load (same branch)
+            mid = _parse_box(pts[rec["rho_join"]][key])
+            _need(all(mb.contains(b) for mb, b in zip(mid, box)),
+                  "junction point box is not inside the middle branch's box at the junction load")
         with flint_prec(prec):
             D = Bs["a"][0] - Bs["b"][0]
             _need([q_str(Fraction(int(c.p), int(c.q))) for c in D.c] == rec["D"]["coefficients"],
