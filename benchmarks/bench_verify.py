@@ -72,7 +72,8 @@ def main(argv=None) -> int:
         bad = [r.claim.id for r in res if not r.as_expected]
         path = os.path.join(tmp, "serial.json")
         dump_json(res, path)
-        records = json.load(open(path))["claims"]
+        with open(path) as fh:
+            records = json.load(fh)["claims"]
         _clear_caches()
         rfam = defaultdict(float)
         t0 = time.perf_counter()

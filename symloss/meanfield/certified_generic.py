@@ -301,7 +301,7 @@ def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction):
     em = _EndModel(model, end, x_guess)
     xs = em.series(K)
     W, margin = em.remainder(xs, K, t_hi)
-    B, comps = em.blocking_tm(xs, W, K, t_hi)
+    B, _comps = em.blocking_tm(xs, W, K, t_hi)
     return {"x0": [q_str(Fraction(int(v.p), int(v.q))) for v in em.x0],
             "series": [[q_str(Fraction(int(c.p), int(c.q))) for c in s.coeffs()] for s in xs],
             "W": [ball_str(w, 12) for w in W], "margin": margin, "_B": B, "_em": em, "_xs": xs, "_W": W}
