@@ -1,6 +1,9 @@
 """``symloss verify`` / ``python -m proofs_check``: run, list, export and re-check claims.
 
-    symloss verify [--claim GLOB ...] [--json [PATH]] [--quiet]
+Usage::
+
+    symloss verify [--claim GLOB ...] [--quick] [--json [PATH]] [--quiet]
+                   [--workers N] [--scheduler ADDRESS] [--store PATH] [--no-resume]
     symloss verify --list [--json]
     symloss verify --recheck PATH [--claim GLOB ...] [--json]
 """
@@ -8,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 
-from .core import Status, dump_json, recheck_records, run_claims, select
+from .core import QUICK_SELECTION, Status, dump_json, recheck_records, run_claims, select
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -18,11 +22,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--claim", action="append", metavar="GLOB",
                    help="only claims whose id matches GLOB (repeatable), e.g. 'seed000.*'")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
+    p.add_argument("--quick", action="store_true",
+                   help="a quick selection: Erlang-B identities, seed 000 for C <= 5, the exact claims of the "
+                        "other seeds (proofs_check.core.QUICK_SELECTION)")
     add_output(p, "json", "the results and certificates (with provenance) as JSON")
     p.add_argument("--recheck", metavar="PATH",
                    help="re-verify the certificates in a JSON file written by --json (no search)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     add_alias(p, "--no-progress", dest="quiet", action="store_true")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="run the claims on N local processes through the sweep engine (default: every core; "
+                        "1: in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the claims on a Dask cluster (tcp://host:8786) through the sweep engine")
+    p.add_argument("--store", metavar="PATH", default=None,
+                   help="SQLite store of finished certificates (default symloss_verify.sqlite when running in "
+                        "parallel); a rerun with the same store resumes")
+    p.add_argument("--no-resume", action="store_true", help="recompute every claim even if the store has it")
 
 
 def _load_records(path: str) -> tuple[list, dict | None]:
@@ -73,7 +89,7 @@ def run(args) -> int:
         print(f"{len(rows) - bad} certificates re-verified, {bad} rejected", file=out)
         return 1 if bad or not rows else 0
 
-    claims = select(args.claim)
+    claims = select(list(args.claim or []) + (list(QUICK_SELECTION) if args.quick else []))
     if args.list:
         if "json" in outs:
             write_json(outs["json"], {"claims": [{"id": c.id, "expected": Status(c.expected).value, "method": c.method,
@@ -86,6 +102,8 @@ def run(args) -> int:
         return 0
     if not claims:
         raise CliError(f"--claim: no claim matches {', '.join(args.claim or [])} (see --list)")
+    if args.workers is not None and args.workers < 1:
+        raise CliError(f"--workers must be an integer >= 1, got {args.workers}")
 
     bar = progress_bar(argparse.Namespace(no_progress=quiet), total=len(claims), desc="claims", unit="claim")
 
@@ -95,10 +113,24 @@ def run(args) -> int:
         else:
             bar.update(1)
 
-    try:
-        results = run_claims(claims, progress)
-    finally:
+    if args.scheduler or args.store or args.workers != 1:
         bar.close()
+        from .parallel import DEFAULT_STORE, as_results, run_claims_store
+        store = args.store or DEFAULT_STORE
+        try:
+            records, summary = run_claims_store(claims, workers=args.workers, scheduler=args.scheduler, store=store,
+                                                progress=not quiet, resume=not args.no_resume)
+        except (ImportError, OSError, RuntimeError, ValueError, TypeError, sqlite3.Error) as exc:
+            print(f"verify: the parallel run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+        results = as_results(records, claims)
+        if not quiet:
+            print(f"{summary.n_done} claims computed, {summary.n_skipped} taken from {store}", file=sys.stderr)
+    else:
+        try:
+            results = run_claims(claims, progress)
+        finally:
+            bar.close()
     bad = [r for r in results if not r.as_expected]
     if "json" in outs:
         if outs["json"] == STDOUT:

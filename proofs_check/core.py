@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable
 __all__ = [
     "Status", "Certificate", "Claim", "ClaimResult", "CertificateError",
     "register", "claim", "all_claims", "select", "run_claims", "recheck_records", "dump_json",
-    "certificate_document",
+    "certificate_document", "QUICK_SELECTION",
 ]
 
 
@@ -93,6 +93,15 @@ class ClaimResult:
             "seconds": round(self.seconds, 4), "certificate": self.certificate.to_dict(),
         }
 
+
+#: ``symloss verify --quick``: the Erlang-B identities, the seed-000 claims for C <= 5 (comparisons for
+#: every load, uniqueness, monotonicity, the headline dominance proof, the Erlang bounds for C <= 20)
+#: and the exact claims of the other seeds; the statistical and finite-N claims are left out.
+QUICK_SELECTION = ("erlang.*", "seed000.dominance.*", "seed000.same_d.C[1-5]_*", "seed000.eventually.C[1-5]_*",
+                   "seed000.unique_fixed_point.C[1-5]_*", "seed000.power_unique_fixed_point.C[1-5]_*",
+                   "seed000.retrial_monotone_d.C[1-5]_*", "seed000.erlang_bounds.retrial_sandwich",
+                   "seed000.erlang_bounds.fluid_lower", "seed001.fluid_lp", "seed002.fixed_point",
+                   "seed003.blocking_equals_erlang")
 
 _REGISTRY: dict[str, Claim] = {}
 _DISCOVERED = False

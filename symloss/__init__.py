@@ -47,6 +47,11 @@ _EXPORTS = {
     "blocking_series": ".meanfield",
     "blocking_expansion": ".meanfield",
     "BlockingSeries": ".meanfield",
+    # certified comparisons for every load (issue 14)
+    "certified_comparison": ".meanfield.certified",
+    "verify_comparison": ".meanfield.certified",
+    "certified_threshold": ".meanfield.certified",
+    "CertifiedComparison": ".meanfield.certified",
     # two M/M/N/N queues under JSQ (seed 003)
     "TwoQueueJSQ": ".twoqueue",
     "jsq_regime": ".twoqueue",

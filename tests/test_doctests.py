@@ -11,7 +11,8 @@ MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanf
            "symloss.finite_n.refined", "symloss.finite_n.threshold", "symloss.twoqueue.jsq",
            "symloss.twoqueue.definition", "symloss.twoqueue.kernels", "symloss.twoqueue.derivation",
            "symloss.admission.network", "symloss.admission.results", "symloss.admission.policies",
-           "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions"]
+           "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions",
+           "symloss.meanfield.certified"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -16,7 +16,10 @@ r"""Seed 000, claim 4: at ``C = 2`` retrial-of-3 blocks strictly less than power
 
 ``FALSE_CLAIM`` (not registered, a test fixture): "``B_ret(2) < B_pod(2)`` for all ``rho`` at
 ``C = 2``" comes out REFUTED with a certified counterexample at a rational load (disjoint ball
-brackets with ``B_ret(2) > B_pod(2)``).
+brackets with ``B_ret(2) > B_pod(2)``). ``FALSE_CLAIM_C3`` (not registered): "power-of-2 beats
+retrial-of-3 for every load at ``C = 3``", i.e. ``B_pod(2) < B_ret(3)`` for every ``rho``: the certified
+comparison finds the crossing near ``0.9496`` and the claim is REFUTED with a ball-sampled
+counter-example load above it.
 """
 from __future__ import annotations
 
@@ -55,8 +58,13 @@ def _endpoint_signs(ep: dict) -> dict:
             "rho->oo": {"leading": f"{leadoo[1]}*t^{leadoo[0][0]}", "sign": int(sp.sign(leadoo[1]))}}
 
 
+def _models():
+    return com._model("retrial", C, D_RET), com._model("power", C, D_POD)
+
+
 def _prove() -> Certificate:
     data = com.prove_no_crossing(C, D_RET, D_POD, Fraction(1))
+    data["stamp"] = com.stamp(*_models())
     if data["roots_in_(0,1)"] != 0 or "sign" not in data:
         return Certificate(Status.UNDECIDED, data, f"R_v has {data['roots_in_(0,1)']} root(s) in (0, 1)")
     ep = _endpoints()
@@ -73,6 +81,7 @@ def _prove() -> Certificate:
 
 
 def _recheck(data: dict) -> Status:
+    com.check_stamp(data, *_models())
     s = com.recheck_no_crossing(data, C, D_RET, D_POD)
     ep = _endpoints()
     if data.get("endpoints") != ep:
@@ -103,9 +112,9 @@ def _prove_false() -> Certificate:
     for rho in (FALSE_RHO, Fraction(1, 2), Fraction(2)):
         s = com.certified_sign(2, 2, 2, rho)
         if s["sign"] == 1:
+            lr, lp = s["retrial"]["log_blocking"], s["power"]["log_blocking"]
             return Certificate(Status.REFUTED, {"counterexample": s},
-                               f"at rho = {s['rho']}: B_ret(2) in [{s['B_ret'][0][:12]}, ...] > "
-                               f"B_pod(2) in [..., {s['B_pod'][1][:12]}]")
+                               f"at rho = {s['rho']}: log B_ret(2) >= {lr[0][:14]} > log B_pod(2) <= {lp[1][:14]}")
     return Certificate(Status.UNDECIDED, {}, "no counterexample found")
 
 
@@ -123,3 +132,28 @@ FALSE_CLAIM = Claim(
     source="test fixture for proofs_check (contradicts seed 000 claim 2)",
     method="search for a certified counterexample (ball brackets at rational loads)",
     expected=Status.REFUTED, prove=_prove_false, recheck=_recheck_false, tags=("fixture",))
+
+
+# --------------------------------------------------------------------------------------------------
+# "power-of-2 beats retrial-of-3 for every load at C = 3" (false; test fixture, NOT registered)
+# --------------------------------------------------------------------------------------------------
+
+def _c3():
+    from proofs_check.claims import seed000_compare as cmp
+    return cmp.make_everywhere(3, 3, 2, 1)     # claims B_ret(3) - B_pod(2) > 0 at every load
+
+
+def _prove_false_c3() -> Certificate:
+    return _c3()[0]()
+
+
+def _recheck_false_c3(data: dict) -> Status:
+    return _c3()[1](data)
+
+
+FALSE_CLAIM_C3 = Claim(
+    id="seed000.false.C3_pod2_beats_ret3",
+    statement=r"C = 3:\ B_{pod}(2) < B_{ret}(3)\ \text{for every } \rho > 0\ \text{(deliberately false)}",
+    source="test fixture for proofs_check (contradicts seed000.eventually.C3_d2_dt3)",
+    method="certified comparison for every load; a ball-sampled counter-example in the piece of the wrong sign",
+    expected=Status.REFUTED, prove=_prove_false_c3, recheck=_recheck_false_c3, tags=("fixture",))

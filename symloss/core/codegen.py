@@ -169,9 +169,23 @@ class _TermTable:
         self.jr = self.row[self.jt] if nz else np.zeros(0, np.int64)
         self.ja = np.array([a for _, _, a in nz], dtype=np.float64)
         # arb data: exact coefficient balls and integer/rational exponents per term
-        self.coef_arb = [arb(fmpq(int(c.p), int(c.q))) for c in self.coef_q]
+        self.coef_fmpq = [fmpq(int(c.p), int(c.q)) for c in self.coef_q]
+        self._coef_arb_cache: dict = {}
         self.terms_arb = [[(j, int(a) if a.is_Integer else fmpq(int(a.p), int(a.q))) for j, a in sorted(e.items())]
                           for e in self.A_q]
+
+    @property
+    def coef_arb(self) -> list:
+        """The exact rational coefficients as balls at the current python-flint precision (a
+        non-dyadic coefficient such as 1/3 is a ball of radius 2^-prec, so it is rebuilt when the
+        precision changes)."""
+        from flint import ctx
+        prec = ctx.prec
+        out = self._coef_arb_cache.get(prec)
+        if out is None:
+            out = [arb(q) for q in self.coef_fmpq]
+            self._coef_arb_cache[prec] = out
+        return out
 
     # float64 ------------------------------------------------------------------------------------
     def exps(self, z):
@@ -246,10 +260,11 @@ class _TermTable:
 
     def values_arb(self, z):
         M = self._monomials(z)
+        coef = self.coef_arb
         vals = [arb(0)] * self.n_rows
         for t, m in enumerate(M):
             i = int(self.row[t])
-            vals[i] = vals[i] + self.coef_arb[t] * m
+            vals[i] = vals[i] + coef[t] * m
         return vals
 
     def jacobian_arb(self, z, rows=None):
@@ -259,9 +274,10 @@ class _TermTable:
         vals = [arb(0)] * self.n_rows
         J = [[arb(0)] * n for _ in range(self.n_rows)]
         dr = [arb(0)] * self.n_rows
+        coef = self.coef_arb
         for t, m in enumerate(M):
             i = int(self.row[t])
-            cm = self.coef_arb[t] * m
+            cm = coef[t] * m
             vals[i] += cm
             for j, a in self.terms_arb[t]:
                 if j < n:

@@ -555,6 +555,12 @@ class MeanFieldModel:
         from .certify import enclose
         return enclose(self, rho_lo, rho_hi, prec=prec)
 
+    def enclose_interval(self, rho_lo, rho_hi, **kw):
+        """A Krawczyk tube that follows the tangent of the fixed point over ``[rho_lo, rho_hi]``
+        (radius second order in the width; :func:`symloss.core.certify.enclose_interval`)."""
+        from .certify import enclose_interval
+        return enclose_interval(self, rho_lo, rho_hi, **kw)
+
     def ode(self, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
         """Integrate the mean-field ODE from ``x0`` and return the values at the times ``t``
         (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian)."""

@@ -349,3 +349,15 @@ def test_generic_eliminant_of_a_user_model():
         v = sp.lambdify((RHO, symloss.meanfield.BSYM), R.as_expr(), "mpmath")(mpmath.mpf(7) / 5, B)
         scale = max(abs(c) for c in R.coeffs())
         assert abs(v) / int(scale) < mpmath.mpf(10) ** -30
+
+
+def test_non_dyadic_rational_rates_are_exact_at_any_precision():
+    """A coefficient 1/3 must enter the ball evaluations at the working precision, not at 53 bits."""
+    x = sp.symbols("x0:2", nonnegative=True)
+    m = define_model("mm11-third", x, [({x[0]: -1, x[1]: 1}, RHO * x[0] / 3), ({x[1]: -1, x[0]: 1}, x[1])],
+                     blocking=x[1], invariants=[sp.Eq(x[0] + x[1], 1)])
+    for dps in (30, 60):
+        B = m.blocking(Fraction(2, 7), dps=dps)
+        with mpmath.workdps(dps + 20):
+            r = mpmath.mpf(2) / 7 / 3
+            assert abs(B / (r / (1 + r)) - 1) < mpmath.mpf(10) ** -(dps - 1)

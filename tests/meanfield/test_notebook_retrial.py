@@ -43,4 +43,5 @@ def test_notebook_executes(monkeypatch):
     assert "small run" in text
     assert "s**4 + 2*s**3 - 2*s**2 - 4*s + 1" in text
     assert "threshold" in text.lower()
+    assert "scan thresholds inside the certified intervals" in text     # the certified section
     assert any("image/png" in o.get("data", {}) for o in outputs)   # the blocking curves

@@ -1,9 +1,15 @@
 """Tests of the exact certificate tools (proofs_check.algebra) and of the seed-000 claims.
 
 Reference values: root counts are compared with polynomials built from known rational roots and with
-python-flint's independent complex root isolation (arb); thresholds with symloss.crossing_loads
-(adaptive grid + certified bisection, a different algorithm); the quartic of the issue's worked check
-(C = 2, d = 2, rho = 1: s^4 + 2 s^3 - 2 s^2 - 4 s + 1) is quoted from MATH.md section 2.
+python-flint's independent complex root isolation (arb); the certified thresholds with the exact
+algebraic thresholds of the elimination method (minimal polynomials and 1e-40 intervals, a different
+algorithm) and with symloss.crossing_loads (adaptive grid + certified bisection); the quartic of the
+issue's worked check (C = 2, d = 2, rho = 1: s^4 + 2 s^3 - 2 s^2 - 4 s + 1) is quoted from MATH.md
+section 2.
+
+Certificate formats changed deliberately in issue 14 (comparisons for every load replace the grids of
+EVIDENCE; ball samples store brackets; stamps with fingerprints): the tampering tests below edit each
+kind of stored number of the new formats.
 """
 from __future__ import annotations
 
@@ -13,8 +19,7 @@ from fractions import Fraction
 
 import pytest
 from flint import fmpq, fmpz_poly
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from proofs_check import algebra as alg
 from proofs_check.core import CertificateError, Status, all_claims, dump_json, recheck_records, run_claims, select
@@ -131,7 +136,7 @@ def test_worked_quartic_is_the_model_polynomial():
 @pytest.fixture(scope="module")
 def results():
     claims = select([SEED000])
-    assert len(claims) >= 50
+    assert len(claims) >= 700
     return run_claims(claims)
 
 
@@ -144,8 +149,10 @@ def records(results, tmp_path_factory):
 
 def _clear_caches():
     from proofs_check.claims import seed000_common as com
+    from symloss.meanfield.enclosures import clear_caches
     com._model_polynomial_cached.cache_clear()
     com.check_retrial_birth_death.cache_clear()
+    clear_caches()
 
 
 @pytest.mark.slow
@@ -153,18 +160,28 @@ def test_every_seed000_claim_has_its_expected_status(results):
     bad = [(r.claim.id, r.status.value, r.certificate.summary) for r in results if not r.as_expected]
     assert not bad
     ids = {r.claim.id for r in results}
+    # the ids of earlier versions keep working
     for must in ("seed000.dominance.C2_d2_dt3", "seed000.same_d.C2_d2", "seed000.same_d.C3_d3",
                  "seed000.same_d.C1_d2", "seed000.eventually.C3_d2_dt3", "seed000.unique_fixed_point.C2_d2",
-                 "seed000.erlang_bounds.retrial_sandwich", "seed000.erlang_bounds.fluid_lower"):
+                 "seed000.erlang_bounds.retrial_sandwich", "seed000.erlang_bounds.fluid_lower",
+                 "seed000.erlang_bounds.large_C", "seed000.same_d.C20_d2", "seed000.eventually.C20_d2_dt3"):
         assert must in ids
-    proved = {r.claim.id for r in results if r.status == Status.PROVED}
-    assert {f"seed000.same_d.C{C}_d{d}" for C in (1, 2, 3) for d in (2, 3)} <= proved
-    assert "seed000.same_d.C4_d3" in proved
+    statuses = {r.claim.id: r.status for r in results}
+    want = ([f"seed000.same_d.C{C}_d{d}" for C in range(1, 21) for d in range(2, 7)]
+            + [f"seed000.eventually.C{C}_d{d}_dt{dt}" for C in range(1, 21) for d in range(1, 6)
+               for dt in range(d + 1, 7)]
+            + [f"seed000.power_unique_fixed_point.C{C}_d{d}" for C in range(1, 21) for d in range(1, 7)]
+            + [f"seed000.retrial_monotone_d.C{C}_d{d}" for C in range(1, 21) for d in range(1, 6)]
+            + [f"seed000.unique_fixed_point.C{C}_d{d}" for C in range(1, 21) for d in range(2, 7)]
+            + ["seed000.erlang_bounds.large_C"])
+    assert all(statuses[c] == Status.PROVED for c in want)
+    assert not [c for c, s in statuses.items() if s == Status.EVIDENCE and c.startswith("seed000.")
+                and not c.startswith("seed000.finite_n")]
 
 
 @pytest.mark.slow
 def test_round_trip_and_recheck_accepts_all(records):
-    _clear_caches()     # the re-check recomputes the model polynomials from the models
+    _clear_caches()     # the re-check recomputes the model polynomials, bindings and lemmas
     rows = recheck_records(json.loads(json.dumps(records)))
     bad = [r for r in rows if not r[1]]
     assert not bad and len(rows) == len(records)
@@ -180,7 +197,7 @@ def _rejected(rec) -> bool:
 
 
 @pytest.mark.slow
-def test_changed_coefficients_are_rejected(records):
+def test_elimination_certificates_tampering_rejected(records):
     rec = _rec(records, "seed000.dominance.C2_d2_dt3")
     assert not _rejected(copy.deepcopy(rec))
     for path in (("R_v", "poly", 7), ("Q_pod", "terms", 0, 2), ("Q_ret", "terms", 3, 2)):
@@ -191,8 +208,7 @@ def test_changed_coefficients_are_rejected(records):
         node[path[-1]] += 1
         assert _rejected(r), path
     r = copy.deepcopy(rec)
-    r["certificate"]["data"]["sample"]["rho"] = "1/3"     # sign not re-established at another load
-    r["certificate"]["data"]["sample"]["sign"] = 1
+    r["certificate"]["data"]["sample"]["rho"] = "1/3"     # ball samples made at another load
     assert _rejected(r)
     r = copy.deepcopy(rec)
     r["certificate"]["status"] = r["status"] = "REFUTED"
@@ -200,69 +216,170 @@ def test_changed_coefficients_are_rejected(records):
     r = copy.deepcopy(rec)
     r["statement"] = r["statement"].replace("<", r"\le")
     assert _rejected(r)
-
-
-@pytest.mark.slow
-def test_descartes_and_threshold_tampering_rejected(records):
-    r = _rec(records, "seed000.same_d.C3_d4")
-    cert = r["certificate"]["data"]["R_v"]
-    assert cert["method"] == "descartes"
-    cert["poly"][10] -= 1
-    assert _rejected(r)
-    r = _rec(records, "seed000.eventually.C3_d2_dt3")
-    thr = r["certificate"]["data"]["threshold"]
-    thr["minimal_polynomial"][0] += 1
-    assert _rejected(r)
-    r = _rec(records, "seed000.eventually.C3_d2_dt3")
-    r["certificate"]["data"]["threshold"]["value"] = "0.9496356"    # outside the 1e-40 interval
-    assert _rejected(r)
-    r = _rec(records, "seed000.eventually.C3_d2_dt3")
-    r["certificate"]["data"]["samples"][0]["rho"] = "1/3"
-    assert _rejected(r)
-    r = _rec(records, "seed000.eventually.C5_d2_dt3")   # proof from the large-load expansions
-    ex = r["certificate"]["data"]["expansion"]
-    assert ex["valid"] and ex["difference_t2"] == "-5/6"      # -C (1/d - 1/dt)
-    ex["power"]["b2"] = "2"
-    assert _rejected(r)
-    r = _rec(records, "seed000.eventually.C3_d2_dt3")
-    assert r["certificate"]["data"]["expansion"]["difference_t2"] == "-1/2"
-    r["certificate"]["data"]["expansion"]["retrial"]["edge_polynomial"][0] = "7"
-    assert _rejected(r)
     r = _rec(records, "seed000.unique_fixed_point.C3_d2")
     r["certificate"]["data"]["N_positive"]["poly"][2] += 1
     assert _rejected(r)
     r = _rec(records, "seed000.erlang_bounds.retrial_sandwich")
     r["certificate"]["data"]["lemmas"]["3"]["E_increasing"]["poly"][0] += 1
     assert _rejected(r)
-    r = _rec(records, "seed000.same_d.C4_d3")       # roots of R_v excluded on the retrial branch
-    exs = r["certificate"]["data"]["exclusions"]
-    assert len(exs) == 2 and all(e["excluded"] for e in exs)
-    lo, hi = exs[0]["rho"]
-    exs[0]["rho"] = [lo, hi + "1"]
+    r = _rec(records, "seed000.erlang_bounds.large_C")
+    r["certificate"]["data"]["sandwich"]["lemmas"]["100"]["carried_increasing"]["poly"][5] += 1
     assert _rejected(r)
-    r = _rec(records, "seed000.same_d.C4_d3")
-    r["certificate"]["data"]["exclusions"][1]["v"][0] = "0"
+    r = _rec(records, "seed000.power_unique_fixed_point.C5_d3")
+    r["certificate"]["data"]["telescoped"] = "sum f_j = anything"
     assert _rejected(r)
-    r = _rec(records, "seed000.same_d.C6_d2")       # evidence: a stored value changed
-    r["certificate"]["data"]["grid"][2]["B_pod"] = "0.5"
+    r = _rec(records, "seed000.retrial_monotone_d.C5_d3")
+    r["certificate"]["data"]["g_4_increasing"]["deg N"] += 1
     assert _rejected(r)
 
 
 @pytest.mark.slow
-def test_exact_thresholds_match_the_numerical_crossings(results):
+def test_ball_sample_tampering_rejected(records):
+    """The ball samples of the dominance proof are re-checked from their stored brackets."""
+    rec = _rec(records, "seed000.dominance.C2_d2_dt3")
+    smp = rec["certificate"]["data"]["sample"]
+    assert smp["retrial"]["kind"] == "retrial-theta" and smp["power"]["kind"] == "power-log-s"
+    for key, field in (("retrial", "theta"), ("power", "t")):
+        r = copy.deepcopy(rec)
+        lo, hi = r["certificate"]["data"]["sample"][key][field]
+        r["certificate"]["data"]["sample"][key][field] = [hi, hi + "1"]     # a bracket without the root
+        assert _rejected(r), key
+        r = copy.deepcopy(rec)
+        lb = r["certificate"]["data"]["sample"][key]["log_blocking"]
+        lb[1] = lb[0]                                                      # a bound that does not hold
+        assert _rejected(r), key
+    r = copy.deepcopy(rec)
+    r["certificate"]["data"]["sample"]["sign"] = 1
+    assert _rejected(r)
+
+
+def _comparison(rec):
+    return rec["certificate"]["data"]["comparison"]
+
+
+@pytest.mark.slow
+def test_comparison_certificates_tampering_rejected(records):
+    base = _rec(records, "seed000.eventually.C3_d2_dt3")
+    assert not _rejected(copy.deepcopy(base))
+    cmp = _comparison(base)
+    kinds = {c["test"] for c in cmp["cells"]}
+    assert {"mixed", "taylor", "crossing"} <= kinds
+
+    def edited(fn):
+        r = copy.deepcopy(base)
+        fn(_comparison(r), r["certificate"]["data"])
+        return r
+
+    def cell(kind):
+        return next(i for i, c in enumerate(cmp["cells"]) if c["test"] == kind)
+    im, it, ix = cell("mixed"), cell("taylor"), cell("crossing")
+
+    def set_(path, value):
+        def f(c, _d):
+            node = c
+            for k in path[:-1]:
+                node = node[k]
+            node[path[-1]] = value
+        return f
+    bad = {
+        "mixed bound": set_(("cells", im, "bound"), "[1.0 +/- 1e-10]"),
+        "taylor constant": set_(("cells", it, "c0"), "[5.0 +/- 1e-10]"),
+        "taylor deviation": set_(("cells", it, "dev"), "0"),
+        "a box (cell end point)": set_(("cells", it, "a", 1), "1000"),
+        "a cell sign": set_(("cells", it, "sign"), -cmp["cells"][it]["sign"]),
+        "crossing derivative": set_(("cells", ix, "deriv", "dev"), "0"),
+        "crossing load bounds": set_(("cells", ix, "refined", "rho", 0), "0.95"),
+        "crossing bracket": set_(("cells", ix, "refined", "a", 1), cmp["cells"][ix]["refined"]["a"][0]),
+        "large-end coefficient": set_(("large_end", "coefficients", 2), "-1/3"),
+        "large-end remainder": set_(("large_end", "R", ), "[0 +/- 1e-100]"),
+        "small-end a_lo": set_(("small_end", "a_lo"), "1/3"),
+        "small-end bound": set_(("small_end", "bound"), "[-1.0 +/- 1e-10]"),
+        "count": set_(("summary_psi", "count"), 2),
+        "model fingerprint": set_(("models", "power", "fingerprint"), "0" * 64),
+        "precision": set_(("prec",), 1),
+    }
+    for name, fn in bad.items():
+        assert _rejected(edited(fn)), name
+    r = copy.deepcopy(base)                               # a cell removed: the tiling has a gap
+    del _comparison(r)["cells"][1]
+    assert _rejected(r)
+    r = copy.deepcopy(base)                               # the claim's conclusion (threshold) edited
+    r["certificate"]["data"]["conclusion"]["count"] = 0
+    assert _rejected(r)
+    r = copy.deepcopy(base)
+    r["certificate"]["data"]["stamp"]["models"][1]["fingerprint"] = "f" * 64
+    assert _rejected(r)
+
+
+@pytest.mark.slow
+def test_certificate_of_another_definition_is_refused(records):
+    """A certificate made from PowerOfD(3, 2) does not verify for an edited definition."""
+    import sympy as sp
+
+    from proofs_check.claims import seed000_common as com
+    from symloss import PowerOfD
+    from symloss.meanfield.certified import CertificateMismatch, verify_comparison
+
+    class Edited(PowerOfD):
+        def transitions(self):
+            out = super().transitions()
+            jump, rate = out[0]
+            return [(jump, rate * sp.Rational(101, 100))] + out[1:]
+    rec = _rec(records, "seed000.eventually.C3_d2_dt3")
+    cmp = _comparison(rec)
+    from symloss import RetrialOfD
+    verify_comparison(copy.deepcopy(cmp), RetrialOfD(3, 3), PowerOfD(3, 2))
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(copy.deepcopy(cmp), RetrialOfD(3, 3), Edited(3, 2))
+    with pytest.raises(CertificateError):
+        com.check_stamp(rec["certificate"]["data"], RetrialOfD(3, 3), Edited(3, 2))
+
+
+@pytest.mark.slow
+def test_certified_thresholds_contain_the_exact_algebraic_ones(results):
+    """The elimination method (a different algorithm: resultants, minimal polynomials, 1e-40 intervals)
+    gives exact thresholds for small C; each lies in the certified interval of width <= 1e-30."""
+    from fractions import Fraction
+
+    from proofs_check.claims import seed000_common as com
+    by = {r.claim.id: r for r in results}
+    for C, d, dt in ((2, 3, 4), (3, 2, 3), (3, 2, 4), (4, 2, 4)):
+        exact = com.prove_crossings(C, d, dt)
+        if C == 2:
+            com.recheck_crossings(json.loads(json.dumps(exact)), C, d, dt)   # the elimination certificate itself
+        thr = by[f"seed000.eventually.C{C}_d{d}_dt{dt}"].certificate.data["conclusion"]["threshold"]
+        lo, hi = (Fraction(x) for x in thr["rho"])
+        x, y = (Fraction(v) for v in exact["threshold"]["interval"])
+        assert lo <= x < y <= hi and hi - lo <= Fraction(1, 10 ** 30), (C, d, dt)
+        n_changes = len(exact["sign_changes"])
+        assert by[f"seed000.eventually.C{C}_d{d}_dt{dt}"].certificate.data["conclusion"]["count"] == n_changes
+    assert by["seed000.eventually.C2_d2_dt3"].certificate.data["conclusion"]["threshold"] == {"value": "0"}
+
+
+@pytest.mark.slow
+def test_certified_thresholds_agree_with_the_adaptive_scan(results):
     import mpmath
 
     from symloss import crossing_loads
     by = {r.claim.id: r for r in results}
-    for cid, (C, d, dt, lo, hi) in {"seed000.eventually.C3_d2_dt3": (3, 2, 3, 0.9, 1.0),
-                                    "seed000.eventually.C2_d3_dt4": (2, 3, 4, 0.7, 0.8)}.items():
-        thr = by[cid].certificate.data["threshold"]
-        x = crossing_loads(C, d, dt, rho_min=lo, rho_max=hi, dps=20).crossings
+    for C, d, dt in ((10, 2, 3), (20, 3, 5), (6, 5, 6)):
+        thr = by[f"seed000.eventually.C{C}_d{d}_dt{dt}"].certificate.data["conclusion"]["threshold"]
+        lo = float(thr["rho"][0])
+        x = crossing_loads(C, d, dt, rho_min=lo * 0.9, rho_max=lo * 1.1, dps=20, method="adaptive").crossings
         assert len(x) == 1
-        with mpmath.workdps(40):
-            assert abs(mpmath.mpf(thr["value"]) - x[0]) < mpmath.mpf(10) ** -18
-    assert by["seed000.eventually.C2_d2_dt3"].certificate.data["threshold"]["value"] == "0"
-    assert by["seed000.eventually.C3_d2_dt3"].certificate.data["threshold"]["value"].startswith("0.9496356040027269")
+        with mpmath.workdps(30):
+            assert mpmath.mpf(thr["rho"][0]) - mpmath.mpf(10) ** -18 <= x[0] <= mpmath.mpf(thr["rho"][1]) + \
+                mpmath.mpf(10) ** -18
+
+
+def test_large_load_expansion_tool():
+    """Newton polygons of the model polynomials at rho = oo: B = 1 - C/rho + (C/d)/rho^2 + O(rho^-3)."""
+    import sympy as sp
+
+    from proofs_check.claims import seed000_common as com
+    for kind, C, d in (("retrial", 2, 3), ("power", 2, 2), ("power", 3, 2)):
+        ex = com.large_load_expansion(kind, C, d)
+        assert ex["b2"] == str(sp.Rational(C, d))
 
 
 @pytest.mark.slow
@@ -275,31 +392,47 @@ def test_dominance_end_points(results):
     assert data["R_v"]["count"] == 0 and data["sign"] == -1
 
 
-def test_false_claim_is_refuted_and_not_registered():
-    from proofs_check.claims.seed000_dominance import FALSE_CLAIM
-    assert FALSE_CLAIM.id not in {c.id for c in all_claims()}
+def test_false_claims_are_refuted_and_not_registered():
+    from proofs_check.claims.seed000_dominance import FALSE_CLAIM, FALSE_CLAIM_C3
+    ids = {c.id for c in all_claims()}
+    assert FALSE_CLAIM.id not in ids and FALSE_CLAIM_C3.id not in ids
     (res,) = run_claims([FALSE_CLAIM])
     assert res.status == Status.REFUTED and res.as_expected
     cx = res.certificate.data["counterexample"]
-    assert float(cx["B_ret"][0]) > float(cx["B_pod"][1])       # certified: B_ret(2) > B_pod(2)
+    assert float(cx["retrial"]["log_blocking"][0]) > float(cx["power"]["log_blocking"][1])
     assert FALSE_CLAIM.recheck(json.loads(json.dumps(res.certificate.data))) == Status.REFUTED
     bad = copy.deepcopy(res.certificate.data)
     bad["counterexample"]["sign"] = -1
     with pytest.raises(CertificateError):
         FALSE_CLAIM.recheck(bad)
+    # "power-of-2 beats retrial-of-3 for every load at C = 3": refuted by a certified counter-example
+    (res,) = run_claims([FALSE_CLAIM_C3])
+    assert res.status == Status.REFUTED and res.as_expected, res.certificate.summary
+    data = json.loads(json.dumps(res.certificate.data))
+    assert data["conclusion"]["count"] == 1 and data["counterexample"]["sign"] == -1
+    from fractions import Fraction
+    assert Fraction(data["counterexample"]["rho"]) > Fraction(data["conclusion"]["crossings"][0]["rho"][1])
+    assert FALSE_CLAIM_C3.recheck(data) == Status.REFUTED
+    bad = copy.deepcopy(data)
+    bad["counterexample"]["power"]["t"][0] = bad["counterexample"]["power"]["t"][1]
+    with pytest.raises(CertificateError):
+        FALSE_CLAIM_C3.recheck(bad)
+    bad = copy.deepcopy(data)
+    del bad["counterexample"]
+    with pytest.raises(CertificateError):
+        FALSE_CLAIM_C3.recheck(bad)
 
 
 def test_cli_round_trip_small(tmp_path, capsys):
     from proofs_check.cli import main
     path = tmp_path / "c.json"
     assert main(["--claim", "seed000.same_d.C2_d2", "--claim", "seed000.unique_fixed_point.C2_*",
-                 "--json", str(path), "--quiet"]) == 0
+                 "--json", str(path), "--quiet", "--workers", "1"]) == 0
     data = json.loads(path.read_text())
     assert {r["id"] for r in data["claims"]} >= {"seed000.same_d.C2_d2", "seed000.unique_fixed_point.C2_d3"}
     assert main(["--recheck", str(path)]) == 0
-    d = data["claims"][0]["certificate"]["data"]
-    key = "R_v" if "R_v" in d else "N_positive"
-    d[key]["poly"][1] += 1
+    rec = next(r for r in data["claims"] if r["id"] == "seed000.unique_fixed_point.C2_d3")
+    rec["certificate"]["data"]["N_positive"]["poly"][1] += 1
     path.write_text(json.dumps(data))
     assert main(["--recheck", str(path)]) == 1
     assert "rejected" in capsys.readouterr().out

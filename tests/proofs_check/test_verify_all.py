@@ -17,7 +17,8 @@ def certs(tmp_path_factory):
     path = tmp_path_factory.mktemp("verify") / "certs.json"
     from proofs_check import all_claims
     ids = [c.id for c in all_claims() if not c.id.startswith("seed000.")]
-    args = [sys.executable, "-m", "symloss", "verify", "--quiet", "--json", str(path)]
+    args = [sys.executable, "-m", "symloss", "verify", "--quiet", "--json", str(path),
+            "--store", str(path.with_suffix(".sqlite"))]
     for i in ids:
         args += ["--claim", i]
     proc = subprocess.run(args, capture_output=True, text=True)

@@ -18,6 +18,7 @@ from .._common import (
     CliError,
     add_output,
     add_progress,
+    check_writable,
     fmt_number,
     outputs,
     parse_dps,
@@ -120,6 +121,8 @@ def _run_threshold(args) -> int:
         raise CliError(f"--dt must be > --d (got d={d}, dt={dt}): for dt <= d power-of-d never blocks "
                        "more than retrial-of-dt, so there is no threshold")
     outs = outputs(args, "json")
+    if getattr(args, "certified", False):
+        return _run_threshold_certified(args, C, d, dt, dps, outs)
     import symloss
     t0 = time.perf_counter()
     thr = symloss.threshold_load(C, d, dt, dps=dps)
@@ -131,6 +134,73 @@ def _run_threshold(args) -> int:
             return 0
     print(_fmt(thr, dps))
     return 0
+
+
+def _run_threshold_certified(args, C, d, dt, dps, outs) -> int:
+    """``--certified``: the threshold as an interval of width <= 10^-dps, the crossing count and the
+    certificate (symloss.meanfield.certified)."""
+    from ...core.provenance import provenance
+    from ...meanfield.certified import format_threshold, threshold_report
+    if args.certificate:
+        check_writable(args.certificate, "--certificate")
+    rep = threshold_report(C, d, dt, dps=dps)
+    if args.certificate:
+        write_json(args.certificate, rep["certificate"], provenance=provenance(dps=dps))
+        rep["certificate_file"] = args.certificate
+    if "json" in outs:
+        write_json(outs["json"], {k: v for k, v in rep.items() if k != "certificate"}, provenance=provenance(dps=dps))
+        if outs["json"] == STDOUT:
+            return 0 if rep["threshold"] is not None else 1
+    print(format_threshold(rep) + (f" (written to {args.certificate})" if args.certificate else ""))
+    return 0 if rep["threshold"] is not None else 1
+
+
+def _run_table_certified(args, jobs, dps, outs) -> int:
+    import csv
+    import os
+
+    from ...core.provenance import provenance, provenance_lines
+    from ...meanfield.certified import format_threshold, threshold_report
+    if args.certificates:
+        os.makedirs(args.certificates, exist_ok=True)
+        check_writable(os.path.join(args.certificates, "probe.json"), "--certificates")
+    rows = []
+    with progress_bar(args, total=len(jobs), desc="certified thresholds", unit="load") as bar:
+        for C, d, dt in jobs:
+            bar.set_postfix_str(f"C={C} d={d} dt={dt}")
+            rep = threshold_report(C, d, dt, dps=dps)
+            if args.certificates:
+                path = os.path.join(args.certificates, f"threshold_C{C}_d{d}_dt{dt}.json")
+                write_json(path, rep["certificate"], provenance=provenance(dps=dps))
+                rep["certificate_file"] = path
+            rep.pop("certificate")
+            rows.append(rep)
+            bar.update(1)
+    doc = {"dps": dps, "definition": "certified threshold: every crossing of B_ret(dt) and B_pod(d) on (0, oo) "
+           "isolated (width <= 10^-dps); the threshold is the last one", "rows": rows}
+    if "json" in outs:
+        write_json(outs["json"], doc, provenance=provenance(dps=dps))
+    if "csv" in outs:
+        import io
+        buf = io.StringIO()
+        for line in provenance_lines(provenance(dps=dps)):
+            buf.write(line + "\n")
+        w = csv.DictWriter(buf, fieldnames=["C", "d", "dt", "threshold_lo", "threshold_hi", "crossings", "claim"])
+        w.writeheader()
+        for r in rows:
+            thr = r["threshold"]
+            lo, hi = (("0", "0") if thr == {"value": "0"} else (thr["rho"][0], thr["rho"][1]) if thr else ("", ""))
+            w.writerow({"C": r["C"], "d": r["d"], "dt": r["dt"], "threshold_lo": lo, "threshold_hi": hi,
+                        "crossings": r["crossings"], "claim": r["claim"] or ""})
+        if outs["csv"] == STDOUT:
+            print(buf.getvalue(), end="")
+        else:
+            write_text(outs["csv"], buf.getvalue())
+    if STDOUT not in outs.values():
+        print(f"{'C':>5} {'d':>3} {'dt':>3}  threshold (certified interval), crossings, certificate")
+        for r in rows:
+            print(f"{r['C']:>5} {r['d']:>3} {r['dt']:>3}  {format_threshold(r, min(dps, 20))}")
+    return 0 if all(r["threshold"] is not None for r in rows) else 1
 
 
 def _run_table(args) -> int:
@@ -145,6 +215,11 @@ def _run_table(args) -> int:
         if bad:
             raise CliError(f"--dt must give values > d; {args.dt!r} gives dt = {bad[0]} for d = {d}")
     outs = outputs(args, "json", "csv", "latex")
+    if getattr(args, "certified", False):
+        if "latex" in outs:
+            raise CliError("--latex: not available with --certified (use --json or --csv)")
+        jobs = sorted((C, d, dt) for d in ds for dt in dts[d] for C in Cs)
+        return _run_table_certified(args, jobs, dps, outs)
     n = sum(len(Cs) * len(v) for v in dts.values())
     with progress_bar(args, total=n, desc="thresholds", unit="load") as bar:
         def step(i, total, row):
@@ -338,6 +413,10 @@ def register(sub) -> None:
     p.add_argument("--dt", required=True, help="attempts of retrial-of-dt, integer > d")
     p.add_argument("--dps", default="30", help="significant digits, integer in [5, 100000] (default 30)")
     add_output(p, "json", "JSON with the run time and the provenance")
+    p.add_argument("--certified", action="store_true",
+                   help="certified for every load: the threshold as an interval of width <= 10^-dps, the number of "
+                        "crossings and a pointer to the certificate")
+    p.add_argument("--certificate", metavar="PATH", default=None, help="with --certified: write the certificate")
     p.set_defaults(func=_run_threshold)
 
     p = sub.add_parser(
@@ -353,6 +432,9 @@ def register(sub) -> None:
     add_output(p, "json", "the table as JSON (with provenance)")
     add_output(p, "csv", "the table as CSV ('#' provenance lines first)")
     add_output(p, "latex", "the table as a LaTeX tabular (booktabs)")
+    p.add_argument("--certified", action="store_true",
+                   help="certified thresholds (intervals, crossing counts, certificates) instead of the scan")
+    p.add_argument("--certificates", metavar="DIR", default=None, help="with --certified: write each certificate")
     add_progress(p)
     p.set_defaults(func=_run_table)
 
