@@ -47,7 +47,14 @@ SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"     # the test suite run
 FIGDIR = Path(os.environ.get("SYMLOSS_FIGDIR", "figures_small" if SMALL else "figures"))
 FIGDIR.mkdir(parents=True, exist_ok=True)
 RHO_FIG = 200 if SMALL else 1000          # load of the exact-vs-asymptotic panels
-TABLES = json.loads((Path(symloss.__file__).parents[1] / "tests" / "data" / "twoqueue_error_tables.json").read_text())
+# the stored error tables live in the repository's tests/data (not in the installed package)
+_here = [Path(os.environ["SYMLOSS_REPO"])] if "SYMLOSS_REPO" in os.environ else []
+_here += [Path.cwd(), *Path.cwd().parents, Path(symloss.__file__).resolve().parents[1]]
+DATA = next((p / "tests" / "data" for p in _here if (p / "tests" / "data" / "twoqueue_error_tables.json").is_file()), None)
+if DATA is None:
+    raise FileNotFoundError("tests/data/twoqueue_error_tables.json not found: run this notebook from a clone of "
+                            "symloss (or set SYMLOSS_REPO to the clone's root)")
+TABLES = json.loads((DATA / "twoqueue_error_tables.json").read_text())
 CASES = [("a>1/2", 1.0), ("a~1/2", 0.5), ("1/4<a<1/2", 0.35), ("a~1/4", 0.25), ("a<1/4", 0.15)]
 plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "font.size": 9})
 print("small run" if SMALL else "full run", "; figures ->", FIGDIR)"""),
@@ -180,7 +187,7 @@ for reg, a in CASES:
         print(f"{o:>5s} fitted q     " + "".join(f"{t['fitted_order'][o][k]:13.2f}" for k in KEYS))"""),
     ("code", r"""# recompute the small-rho rows and compare with the stored table
 import importlib.util
-maker = Path(symloss.__file__).parents[1] / "tests" / "data" / "make_twoqueue_error_tables.py"
+maker = DATA / "make_twoqueue_error_tables.py"
 spec = importlib.util.spec_from_file_location("tables", maker)
 mk = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mk)

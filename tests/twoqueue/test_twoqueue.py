@@ -372,6 +372,7 @@ def test_notebook_executes(tmp_path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     monkeypatch.setenv("SYMLOSS_NOTEBOOK_SMALL", "1")
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("SYMLOSS_REPO", str(Path(__file__).parents[2]))   # the installed package is not the clone
     nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
                             resources={"metadata": {"path": str(tmp_path)}}).execute()
 
