@@ -52,8 +52,9 @@ import numpy as np
 from mpmath.libmp import round_nearest, to_float
 
 __all__ = [  # the historical check_int, check_real, ... as_float_array keep their signatures
-    "ACCEPTED_REALS", "MAX_DECIMAL_EXPONENT", "BudgetError", "Deadline", "TimeLimitExceeded",
-    "as_float_array", "boolean", "check_budget", "check_choice", "check_int", "check_max_seconds",
+    "ACCEPTED_REALS", "DEFAULT_MAX_BYTES", "MAX_DECIMAL_EXPONENT", "BudgetError", "Deadline", "TimeLimitExceeded",
+    "as_float_array", "boolean", "check_budget", "check_choice", "check_int", "check_max_bytes",
+    "check_max_seconds",
     "check_probability", "check_real", "choice", "exact_real", "integer", "parse_decimal", "real",
     "real_array", "real_float", "real_to_float",
 ]
@@ -61,6 +62,7 @@ __all__ = [  # the historical check_int, check_real, ... as_float_array keep the
 ACCEPTED_REALS = ("int, float, fractions.Fraction, decimal.Decimal, mpmath.mpf, a numpy integer or real "
                   "float scalar, a python-flint fmpz/fmpq/arb or a SymPy number")
 MAX_DECIMAL_EXPONENT = 100_000
+DEFAULT_MAX_BYTES = 4 * 2 ** 30        # memory budget of the simulators and graph builders (4 GiB)
 _MAX_DECIMAL_DIGITS = 100_000
 
 try:  # python-flint is a hard dependency; the guard keeps this module importable without it
@@ -551,6 +553,13 @@ def check_max_seconds(x, name: str = "max_seconds"):
     """``None`` (no time limit) or a positive finite number of seconds, as float."""
     if x is None:
         return None
+    return real_float(x, name, lower=0, lower_open=True)
+
+
+def check_max_bytes(x, name: str = "max_bytes") -> float:
+    """``None`` (the default budget :data:`DEFAULT_MAX_BYTES`) or a positive number of bytes."""
+    if x is None:
+        return float(DEFAULT_MAX_BYTES)
     return real_float(x, name, lower=0, lower_open=True)
 
 

@@ -477,8 +477,9 @@ def erlang_b_derivative(C, a, *, wrt: str = "a", dps: int = DEFAULT_DPS):
     >>> from symloss import erlang_b_derivative
     >>> erlang_b_derivative(1, 1, dps=15)     # d/da a/(1+a) = 1/(1+a)^2
     mpf('0.25')
-    >>> erlang_b_derivative(0, 1, wrt="C", dps=15)    # -e E1(1)
-    mpf('-0.596347362323194')
+    >>> import mpmath
+    >>> mpmath.nstr(erlang_b_derivative(0, 1, wrt="C", dps=15), 15)    # -e E1(1)
+    '-0.596347362323194'
     """
     C, a = _check_C(C), _check_a(a)
     dps = check_dps(dps)
