@@ -190,10 +190,10 @@ def _from_sympy(x, name):
         if x._mpf_ in (mpmath.libmp.fnan, mpmath.libmp.finf, mpmath.libmp.fninf):
             raise ValueError(f"{name} must be a finite real number, got {_show(x)}")
         return _mpf_from_man_exp(-man if s else man, exp)
-    if x.is_number and x.is_real is False:
-        raise _type_error(x, name, "a real number (not complex)")
     if x in (sp.nan, sp.oo, -sp.oo, sp.zoo):
         raise ValueError(f"{name} must be a finite real number, got {_show(x)}")
+    if x.is_number and x.is_real is False:
+        raise _type_error(x, name, "a real number (not complex)")
     raise _type_error(x, name, "a real number: an explicit SymPy number (Integer, Rational, Float), not an "
                                "expression; evaluate it first, e.g. sympy.Rational(...) or expr.evalf(50)")
 

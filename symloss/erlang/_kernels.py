@@ -152,7 +152,8 @@ def _log_eb_cf(x, z):
     if u > -0.5:
         r = math.log1p(u)                 # E close to 1: no cancellation
     else:
-        r = math.log(b0 + K) - math.log(z)
+        ratio = (b0 + K) / z              # = E, one rounding
+        r = math.log(ratio) if ratio > 1e-300 else math.log(b0 + K) - math.log(z)
     return r if r < 0.0 else 0.0
 
 
