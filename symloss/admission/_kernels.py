@@ -74,8 +74,9 @@ def offline_dp_plain(kinds, marks, N, rH, rL, n0):
 @njit(cache=True)
 def _cont_ok_window(times, kinds, marks, N, j, idle, tend):
     # continuation after accepting the L job at event j: idle >= 1 on [t_j, tend] ?
+    # returns (ok, events scanned)
     if idle < 1:
-        return False
+        return False, 0
     m = kinds.size
     i = j + 1
     while i < m and times[i] <= tend:
@@ -83,19 +84,21 @@ def _cont_ok_window(times, kinds, marks, N, j, idle, tend):
         if k == 0:
             idle -= 1
             if idle < 1:
-                return False
+                return False, i - j
         elif k == 2:
             if marks[i] * N < N - idle:
                 idle += 1
         i += 1
-    return True
+    return True, i - j
+
 
 @njit(cache=True)
 def _cont_ok_pfi(kinds, marks, N, j, idle, level):
+    # returns (ok, events scanned)
     if idle < 1:
-        return False
+        return False, 0
     if idle >= level:
-        return True
+        return True, 0
     m = kinds.size
     i = j + 1
     while i < m:
@@ -103,18 +106,22 @@ def _cont_ok_pfi(kinds, marks, N, j, idle, level):
         if k == 0:
             idle -= 1
             if idle < 1:
-                return False
+                return False, i - j
         elif k == 2:
             if marks[i] * N < N - idle:
                 idle += 1
                 if idle >= level:
-                    return True
+                    return True, i - j
         i += 1
-    return True
+    return True, i - j
+
 
 @njit(cache=True)
-def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL):
+def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL, max_work):
     # mode 0: trunk reservation K; 1: SSS(W); 2: PFI(level); 3: window DP(W) with terminal h
+    # max_work bounds the lookahead work (events scanned, DP cells); past it the run stops and
+    # n_end = -1 is returned (the wrapper raises; nothing partial is reported)
+    work = 0.0
     n = n0
     accH = 0
     accL = 0
@@ -144,9 +151,11 @@ def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL):
                 if mode == 0:
                     acc = N - n > K
                 elif mode == 1:
-                    acc = _cont_ok_window(times, kinds, marks, N, j, N - n - 1, times[j] + W)
+                    acc, steps = _cont_ok_window(times, kinds, marks, N, j, N - n - 1, times[j] + W)
+                    work += steps
                 elif mode == 2:
-                    acc = _cont_ok_pfi(kinds, marks, N, j, N - n - 1, level)
+                    acc, steps = _cont_ok_pfi(kinds, marks, N, j, N - n - 1, level)
+                    work += steps
                 else:
                     # events of the window (t_j, t_j + W]; the states reachable i events
                     # after the decision (from n or n + 1) are [lo_i, hi_i] with
@@ -156,6 +165,7 @@ def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL):
                     while e < m and times[e] <= tend:
                         e += 1
                     w = e - j - 1
+                    work += e - j
                     if w + 1 > tmp_lo.size:
                         tmp_lo = np.empty(2 * (w + 1), dtype=np.int64)
                         tmp_hi = np.empty(2 * (w + 1), dtype=np.int64)
@@ -172,6 +182,10 @@ def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL):
                             hi_i[i] = hi_i[i - 1] + 1 if hi_i[i - 1] < N else N
                     for x in range(lo_i[w], hi_i[w] + 1):
                         buf[x] = h[x]
+                    for i in range(1, w + 1):
+                        work += hi_i[i] - lo_i[i] + 1
+                    if work > max_work:
+                        return accH, accL, lostH, rejL, wasted, -1
                     for i in range(w, 0, -1):
                         ev = j + i
                         ki = kinds[ev]
@@ -191,6 +205,8 @@ def simulate(times, kinds, marks, N, n0, mode, K, W, level, h, rH, rL):
                             for x in range(b0, sx - 1, -1):
                                 buf[x] = buf[x - 1]
                     acc = rL + buf[n + 1] >= buf[n]
+            if work > max_work:
+                return accH, accL, lostH, rejL, wasted, -1
             if acc:
                 n += 1
                 accL += 1

@@ -43,7 +43,15 @@ from ..core.precision import (
     working,
 )
 from ..core.random import seed_sequence, spawn
-from ..core.validation import check_int, check_real
+from ..core.validation import (
+    BudgetError,
+    check_budget,
+    check_int,
+    check_max_bytes,
+    check_real,
+    choice,
+    real_float,
+)
 from .policies import PFI, SSS, TrunkReservation, WindowDP
 from .results import (
     Decomposition,
@@ -61,6 +69,10 @@ from .study import DecompositionStudy, fit_log_n, run_study
 __all__ = ["OverloadedLossNetwork"]
 
 H, L, D = 0, 1, 2  # event kinds of a uniformised path
+PARAM_RANGE = (1e-100, 1e100)   # rates and rewards: float rewards, logs and event rates stay finite
+DEFAULT_MAX_WORK = 2e10         # offline DP state updates / lookahead scans per call (~10-60 s)
+DEFAULT_MAX_EVENTS = 1e8        # events of one sample path (~40 bytes each while it is drawn)
+MAX_LP_NONZEROS = 2 * 10 ** 7   # interval LP: constraint nonzeros (memory and HiGHS time)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -75,6 +87,31 @@ def _kernels() -> dict:
 
 def _is_rational(x) -> bool:
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
+
+
+def _exact_fraction(x) -> Fraction:
+    """An exact canonical value (int, float, Fraction, mpf inside PARAM_RANGE) as a Fraction."""
+    if isinstance(x, mpmath.mpf):
+        sign, man, exp, _ = x._mpf_
+        f = Fraction(man) * Fraction(2) ** exp
+        return -f if sign else f
+    return Fraction(x)
+
+
+def _param(x, name: str):
+    v = check_real(x, name, lower=0, lower_open=True)
+    if _arb_ball(v):
+        raise ValueError(f"{name} must be a point value, got the ball {v}")
+    f = real_float(v, name)
+    lo, hi = PARAM_RANGE
+    if not lo <= f <= hi:
+        raise ValueError(f"{name} must be a real number in [{lo:g}, {hi:g}] (so that rewards, logs and event "
+                         f"rates stay inside the float range), got {x!r}")
+    return v
+
+
+def _arb_ball(v) -> bool:
+    return type(v).__name__ == "arb"
 
 
 class OverloadedLossNetwork:
@@ -105,20 +142,18 @@ class OverloadedLossNetwork:
 
     def __init__(self, N, lam_H, lam_L, r_H, r_L, mu=1):
         self.N = check_int(N, "N", min_value=1, max_value=10**7)
-        self.lam_H = check_real(lam_H, "lam_H", lower=0, lower_open=True)
-        self.lam_L = check_real(lam_L, "lam_L", lower=0, lower_open=True)
-        self.r_H = check_real(r_H, "r_H", lower=0, lower_open=True)
-        self.r_L = check_real(r_L, "r_L", lower=0, lower_open=True)
-        self.mu = check_real(mu, "mu", lower=0, lower_open=True)
-        exact = all(_is_rational(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
-        conv = Fraction if exact else (lambda x: mpmath.mpf(x) if not isinstance(x, Fraction)
-                                       else mpmath.mpf(x.numerator) / x.denominator)
-        fH, fL, fm, frH, frL = (conv(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
+        self.lam_H = _param(lam_H, "lam_H")
+        self.lam_L = _param(lam_L, "lam_L")
+        self.r_H = _param(r_H, "r_H")
+        self.r_L = _param(r_L, "r_L")
+        self.mu = _param(mu, "mu")
+        fH, fL, fm, frH, frL = (_exact_fraction(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
         if not fH < fm:
             raise ValueError(f"overload needs lam_H < mu (the H class alone must fit); got lam_H={lam_H!r}, "
                              f"mu={mu!r}")
         if not fm < fH + fL:
-            raise ValueError(f"overload needs mu < lam_H + lam_L; got lam_H + lam_L = {fH + fL}, mu={mu!r}")
+            raise ValueError(f"overload needs mu < lam_H + lam_L; got lam_H + lam_L = {float(fH + fL)!r}, "
+                             f"mu={mu!r}")
         if not frH > frL:
             raise ValueError(f"r_H must exceed r_L (the H class pays the premium); got r_H={r_H!r}, r_L={r_L!r}")
         self._online_cache: dict = {}
@@ -147,14 +182,16 @@ class OverloadedLossNetwork:
         :math:`y = r_L` (capacity), :math:`z_H = r_H - r_L`, :math:`z_L = 0` has the same value
         (the claim ``seed001.fluid_lp`` certifies it).
 
-        Returns a ``Fraction`` when every parameter is an ``int`` or ``Fraction``, else a float.
+        Returns a ``Fraction`` when every parameter is an ``int`` or ``Fraction`` (also ``fmpq``,
+        ``Decimal``), else the float nearest to the exact value (computed in rational arithmetic from
+        the exact inputs and rounded once).
         """
         vals = (self.lam_H, self.mu, self.r_H, self.r_L)
+        lH, mu, rH, rL = (_exact_fraction(v) for v in vals)
+        value = self.N * (rH * lH + rL * (mu - lH))
         if all(_is_rational(v) for v in vals):
-            lH, mu, rH, rL = (Fraction(v) for v in vals)
-            return self.N * (rH * lH + rL * (mu - lH))
-        lH, _, mu, rH, rL = self._floats()
-        return self.N * (rH * lH + rL * (mu - lH))
+            return value
+        return float(value)
 
     def fluid_expr(self, evaluate: bool = False):
         """SymPy closed form of :meth:`fluid_reward` in the symbols ``N, lambda_H, mu, r_H, r_L``
@@ -338,11 +375,13 @@ class OverloadedLossNetwork:
                 reward = rH * N * lH * (1 - pN) + rL * N * lL * pb
                 lost = N * lH * pN
                 regret = (rH - rL) * lost + rL * mu * Eidle
-                fluid = N * (rH * lH + rL * (mu - lH))
-                return [reward, regret, lost, Eidle, pN, fluid - reward]
+                return [reward, regret, lost, Eidle, pN]
 
         vals = agree_at_two_precisions(compute, dps, what=f"trunk reservation K={K}")
-        reward, regret, lost, Eidle, pN, direct = vals
+        reward, regret, lost, Eidle, pN = vals
+        with mpmath.workdps(dps + 10):
+            lH, mu, rH, rL = (self._mp(x) for x in (self.lam_H, self.mu, self.r_H, self.r_L))
+            direct = N * (rH * lH + rL * (mu - lH)) - reward      # fluid - reward, from the agreed reward
         with mpmath.workdps(dps):
             resid = +(direct - regret)
         return TrunkReservationReward(K=K, reward=reward, regret=regret, lost_H_rate=lost, mean_idle=Eidle,
@@ -431,23 +470,33 @@ class OverloadedLossNetwork:
         return np.concatenate(([0.0], np.cumsum(d)))
 
     # -------------------------------------------------------------------------------- sample paths
-    def sample_path(self, horizon, seed=None) -> SamplePath:
+    def sample_path(self, horizon, seed=None, *, max_events=DEFAULT_MAX_EVENTS, max_bytes=None) -> SamplePath:
         r"""Uniformised event sequence on ``[0, horizon]``.
 
         The number of events is Poisson(:math:`N(\lambda_H+\lambda_L+\mu)T`), their times are
         uniform order statistics (normalised exponential spacings), each is H / L / potential
         departure with probabilities proportional to :math:`\lambda_H, \lambda_L, \mu`, and each
-        carries a uniform mark. ``seed``: int, ``SeedSequence`` or ``Generator``; identical seeds
-        give identical paths.
+        carries a uniform mark. ``seed``: int, sequence of ints, ``SeedSequence`` (not changed) or
+        ``Generator`` (advanced); identical seeds give identical paths.
+
+        Budgets, checked before anything is drawn: the expected number of events may not exceed
+        ``max_events`` (default ``1e8``) and the path's memory while it is drawn (about 40 bytes per
+        event) may not exceed ``max_bytes`` (default 4 GiB).
         """
-        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        horizon = real_float(horizon, "horizon", lower=0, lower_open=True)
+        max_events = real_float(max_events, "max_events", lower=0, lower_open=True)
+        max_bytes = check_max_bytes(max_bytes)
         lH, lL, mu, _, _ = self._floats()
         N = self.N
         rate = N * (lH + lL + mu)
-        if rate * horizon > 5e8:
-            raise ValueError(f"horizon={horizon} gives about {rate * horizon:.3g} events; the limit is 5e8")
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        M = int(rng.poisson(rate * horizon))
+        mean = rate * horizon
+        check_budget(mean, max_events, "max_events", what=f"sample_path: N={N}, horizon={horizon:g}",
+                     unit="events", hint="lower the horizon or raise max_events")
+        check_budget(40.0 * (mean + 6 * math.sqrt(mean) + 1), max_bytes, "max_bytes",
+                     what=f"sample_path: {mean:.3g} events", unit="bytes", hint="lower the horizon")
+        rng = seed if isinstance(seed, np.random.Generator) else \
+            np.random.default_rng(seed_sequence(seed, "seed", allow_generator=True))
+        M = int(rng.poisson(mean))
         sp = rng.standard_exponential(M + 1)
         times = np.cumsum(sp)
         times = times[:M] * (horizon / times[M]) if M else np.empty(0)
@@ -475,7 +524,8 @@ class OverloadedLossNetwork:
             return self.N - self.online_optimal().threshold
         return check_int(n0, "n0", min_value=0, max_value=self.N)
 
-    def offline_optimal(self, path: SamplePath, n0: int | None = None, method: str = "shift") -> OfflineResult:
+    def offline_optimal(self, path: SamplePath, n0: int | None = None, method: str = "shift", *,
+                        max_work=DEFAULT_MAX_WORK) -> OfflineResult:
         r"""Exact offline optimum on a uniformised path.
 
         Backward dynamic program over the events, :math:`V_{M}\equiv 0` and
@@ -495,12 +545,18 @@ class OverloadedLossNetwork:
         L steps are one vectorised max pass, departures move the shorter part of the array.
         ``method="plain"`` runs the textbook recursion (max at every arrival, full copies) instead;
         both give the same value (tested), the default is about twice as fast.
+
+        Budget: the ``N x events`` state updates may not exceed ``max_work`` (default ``2e10``, about
+        10-60 s); checked before the run.
         """
         path = self._check_path(path)
         n0 = self._n0(n0)
         _, _, _, rH, rL = self._floats()
-        if method not in ("shift", "plain"):
-            raise ValueError(f"method must be 'shift' or 'plain', got {method!r}")
+        choice(method, "method", ("shift", "plain"))
+        max_work = real_float(max_work, "max_work", lower=0, lower_open=True)
+        check_budget(float(self.N + 1) * path.n_events, max_work, "max_work",
+                     what=f"offline_optimal: N={self.N} x {path.n_events} events", unit="state updates",
+                     hint="a shorter path, or raise max_work")
         kern = _kernels()["offline_dp" if method == "shift" else "offline_dp_plain"]
         V = float(kern(path.kinds, path.marks, self.N, rH, rL, n0))
         X = path.control_variate(rH, rL)
@@ -510,10 +566,17 @@ class OverloadedLossNetwork:
                              method="backward dynamic program over the uniformised events, state n in 0..N "
                                     f"(numba, {method})")
 
-    def evaluate(self, policy, path: SamplePath, n0: int | None = None) -> PolicyResult:
+    def evaluate(self, policy, path: SamplePath, n0: int | None = None, *,
+                 max_work=DEFAULT_MAX_WORK) -> PolicyResult:
         """Run a policy (:class:`SSS`, :class:`PFI`, :class:`WindowDP`, :class:`TrunkReservation`,
-        or ``"online"`` for the optimal online trunk reservation) on a uniformised path."""
+        or ``"online"`` for the optimal online trunk reservation) on a uniformised path.
+
+        Budget: the lookahead work (events scanned by SSS and PFI, cells of the window DP) may not
+        exceed ``max_work`` (default ``2e10``): the expected work of SSS and WindowDP is checked
+        before the run, and the kernel counts the actual work (PFI's first-passage scans have no
+        a-priori bound) and stops with a :class:`~symloss.core.validation.BudgetError` past it."""
         path = self._check_path(path)
+        max_work = real_float(max_work, "max_work", lower=0, lower_open=True)
         n0 = self._n0(n0)
         _, _, _, rH, rL = self._floats()
         N = self.N
@@ -530,6 +593,8 @@ class OverloadedLossNetwork:
             args = (1, 0, policy.W, 0, dummy_h)
         elif isinstance(policy, PFI):
             level = policy.level if policy.level is not None else max(1, math.isqrt(N))
+            if level > N:
+                raise ValueError(f"PFI level must be in [1, N={N}] (the idle count never exceeds N), got {level}")
             args = (2, 0, 0.0, level, dummy_h)
         elif isinstance(policy, WindowDP):
             h = self.online_bias() if policy.terminal == "online" else np.zeros(N + 1)
@@ -538,8 +603,18 @@ class OverloadedLossNetwork:
             raise TypeError(f"policy must be SSS, PFI, WindowDP, TrunkReservation or 'online', "
                             f"got {type(policy).__name__}")
         mode, K, W, level, h = args
+        if mode in (1, 3):
+            nL = path.counts["L"]
+            w = min(float(path.n_events), path.n_events / path.horizon * W + 1.0) if path.horizon > 0 else 0.0
+            est = nL * (w if mode == 1 else w * min(N + 1.0, w + 1.0))
+            check_budget(est, max_work, "max_work", what=f"evaluate({policy.name}): {nL} L arrivals x a window of "
+                         f"~{w:.3g} events", unit="steps", hint="a shorter window or path, or raise max_work")
         accH, accL, lostH, rejL, wasted, n_end = _kernels()["simulate"](
-            path.times, path.kinds, path.marks, N, n0, mode, K, W, level, h, rH, rL)
+            path.times, path.kinds, path.marks, N, n0, mode, K, W, level, h, rH, rL, float(max_work))
+        if n_end < 0:
+            raise BudgetError(f"evaluate({policy.name}): the lookahead work passed max_work={max_work:.3g} steps "
+                              f"on this path of {path.n_events} events; a shorter path or lookahead, or raise "
+                              f"max_work")
         V = rH * accH + rL * accL
         X = path.control_variate(rH, rL)
         T = path.horizon
@@ -551,13 +626,19 @@ class OverloadedLossNetwork:
     def sample_jobs(self, horizon, seed=None) -> JobSample:
         """Jobs of the job-duration variant on ``[0, horizon]``: Poisson arrivals of both classes,
         each with its own exponential(mu) service duration."""
-        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        horizon = real_float(horizon, "horizon", lower=0, lower_open=True)
         lH, lL, mu, _, _ = self._floats()
         N = self.N
-        rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
-        M = int(rng.poisson(N * (lH + lL) * horizon))
+        mean = N * (lH + lL) * horizon
+        if mean > 200_000:
+            raise BudgetError(f"sample_jobs: horizon={horizon:g} gives about {mean:.3g} jobs; the interval LP is "
+                              f"limited to 2e5 jobs")
+        rng = seed if isinstance(seed, np.random.Generator) else \
+            np.random.default_rng(seed_sequence(seed, "seed", allow_generator=True))
+        M = int(rng.poisson(mean))
         if M > 200_000:
-            raise ValueError(f"horizon={horizon} gives about {M} jobs; the interval LP is limited to 2e5 jobs")
+            raise BudgetError(f"sample_jobs: horizon={horizon:g} gave {M} jobs; the interval LP is limited to 2e5 "
+                              f"jobs")
         arr = np.sort(rng.random(M)) * horizon
         cls = (rng.random(M) >= lH / (lH + lL)).astype(np.int8)
         dur = rng.standard_exponential(M) / mu
@@ -590,6 +671,10 @@ class OverloadedLossNetwork:
                                     0, 0, 0, 0.0, 0.0, "empty")
         ends = np.searchsorted(a, a + d, side="left")  # job j is active at epochs j .. ends[j]-1
         lens = ends - np.arange(M)
+        nnz = int(lens.sum())
+        check_budget(nnz, MAX_LP_NONZEROS, "MAX_LP_NONZEROS",
+                     what=f"offline_interval_lp: {M} jobs, each active at ~{nnz / M:.3g} arrival epochs",
+                     unit="constraint nonzeros", hint="a shorter horizon (or a smaller N, fewer overlaps)")
         rows = np.concatenate([np.arange(j, ends[j]) for j in range(M)])
         cols = np.repeat(np.arange(M), lens)
         A = csc_matrix((np.ones(rows.size), (rows, cols)), shape=(M, M))
@@ -625,7 +710,7 @@ class OverloadedLossNetwork:
         return float(c) * math.log(self.N) / self.N if self.N > 1 else float(c)
 
     def decomposition(self, horizon, replications: int = 8, c: Sequence[float] = (1, 2, 4, 8),
-                      seed=0, n0: int | None = None, progress=None) -> Decomposition:
+                      seed=0, n0: int | None = None, progress=None, *, max_work=2e11) -> Decomposition:
         r"""Estimate :math:`C_{vol}, C_{long}, C_{short}` per unit time on common random numbers.
 
         For each of ``replications`` independent uniformised paths of length ``horizon`` (seeds
@@ -645,12 +730,34 @@ class OverloadedLossNetwork:
         optimism of picking the best of three means). ``lookahead[c]`` keeps all three cost
         estimates and ``best[c]`` the one used. All policies start from ``n0`` (default ``N - K*``);
         end effects are O(1/T).
+
+        Budget: the expected work of all replications (offline DP ``N x events``, the window DPs
+        ``L arrivals x window x min(N, window)``, the scans) may not exceed ``max_work`` (default
+        ``2e11``, a few minutes); checked before the first path is drawn. Each path also obeys the
+        budgets of :meth:`sample_path`.
         """
         import time
         t0 = time.perf_counter()
-        horizon = float(check_real(horizon, "horizon", lower=0, lower_open=True))
+        horizon = real_float(horizon, "horizon", lower=0, lower_open=True)
         replications = check_int(replications, "replications", min_value=2)
-        cs = [float(check_real(x, "c", lower=0)) for x in c]
+        if isinstance(c, (str, bytes)) or not hasattr(c, "__iter__"):
+            raise TypeError(f"c must be a sequence of window constants (c in W = c ln N / N), got "
+                            f"{type(c).__name__} {c!r}")
+        cs = [real_float(x, f"c[{i}]", lower=0) for i, x in enumerate(c)]
+        if not cs:
+            raise ValueError("c must contain at least one window constant")
+        max_work = real_float(max_work, "max_work", lower=0, lower_open=True)
+        lH, lL, mu, _, _ = self._floats()
+        events = self.N * (lH + lL + mu) * horizon
+        nL = self.N * lL * horizon
+        work = events * (self.N + 1) + events * 3
+        for x in cs:
+            w = min(events, (lH + lL + mu) * self.N * self.window(x) + 1.0)
+            work += nL * (w * min(self.N + 1.0, w + 1.0) * 2 + w)
+        check_budget(work * replications, max_work, "max_work",
+                     what=f"decomposition: {replications} paths of ~{events:.3g} events, N={self.N}",
+                     unit="steps", hint="a shorter horizon, fewer replications or window constants, or raise "
+                                        "max_work")
         opt = self.online_optimal()
         n0 = self._n0(n0)
         seqs = spawn(seed_sequence(seed), replications)

@@ -43,7 +43,10 @@ class Estimate(ResultMixin):
 
     @classmethod
     def from_samples(cls, xs) -> "Estimate":
-        xs = np.asarray(xs, dtype=float)
+        """Mean and 95 % Student-t half-width of finite samples; one sample gives
+        ``half_width = inf`` (no interval can be formed; never NaN)."""
+        from ..core.validation import real_array
+        xs = real_array(xs, "samples").ravel()
         n = xs.size
         if n == 0:
             raise ValueError("no samples")

@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from ..core.results import ResultMixin
-from ..core.validation import check_int
+from ..core.validation import check_int, real_array
 from .results import Estimate
 
 # ------------------------------------------------------------------------------------------------
@@ -39,6 +39,10 @@ class LogFit(ResultMixin):
 def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
     """Fit ``y = a + b ln N`` to estimates with 95 % half-widths (weighted least squares).
 
+    ``Ns``: values ``N >= 1``, at least two distinct; ``estimates``: one :class:`Estimate` per ``N``
+    with a finite value and a finite half-width (at least two replications). Bad input is refused
+    with an error naming the entry, so the fit is never NaN.
+
     Parameters
     ----------
     Ns : sequence of int
@@ -60,11 +64,23 @@ def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
     >>> round(f.slope * 2.302585, 6)              # one unit per decade
     1.0
     """
-    Ns = np.asarray(Ns, dtype=float)
+    Ns = real_array(Ns, "Ns", lower=1).ravel()
+    if isinstance(estimates, (str, bytes)) or not hasattr(estimates, "__len__"):
+        raise TypeError(f"estimates must be a sequence of Estimate, got {type(estimates).__name__}")
+    if len(estimates) != Ns.size:
+        raise ValueError(f"Ns and estimates must have the same length, got {Ns.size} and {len(estimates)}")
+    for i, e in enumerate(estimates):
+        if not isinstance(e, Estimate):
+            raise TypeError(f"estimates[{i}] must be an Estimate, got {type(e).__name__}")
+        if not math.isfinite(e.value):
+            raise ValueError(f"estimates[{i}].value must be finite, got {e.value!r}")
+        if not (math.isfinite(e.half_width) and e.half_width >= 0):
+            raise ValueError(f"estimates[{i}] needs a finite half-width >= 0 (at least two replications), got "
+                             f"{e.half_width!r}")
+    if np.unique(Ns).size < 2:
+        raise ValueError("need at least two distinct values of N to fit against ln N")
     y = np.array([e.value for e in estimates])
     se = np.array([e.half_width / 1.96 for e in estimates])
-    if not np.all(np.isfinite(se)):
-        raise ValueError("every estimate needs a finite half-width (at least two replications)")
     # an estimate with zero spread (e.g. a cost that is exactly 0 on every path) would get infinite
     # weight: floor the standard errors at a tenth of the median positive one
     pos = se[se > 0]
@@ -103,11 +119,13 @@ class DecompositionStudy(ResultMixin):
 def run_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10, c=(1, 2, 4, 8),
               seed=0, progress=None) -> DecompositionStudy:
     """The body of :meth:`OverloadedLossNetwork.decomposition_study` (``cls`` builds each network)."""
-    Ns = [check_int(n, "N", min_value=2, max_value=10**5) for n in Ns]
+    if isinstance(Ns, (str, bytes)) or not hasattr(Ns, "__iter__"):
+        raise TypeError(f"Ns must be a sequence of integers, got {type(Ns).__name__} {Ns!r}")
+    Ns = [check_int(n, f"Ns[{i}]", min_value=2, max_value=10**5) for i, n in enumerate(Ns)]
     decs = []
     for i, N in enumerate(Ns):
         net = cls(N, lam_H, lam_L, r_H, r_L, mu)
-        d = net.decomposition(horizon, replications, c, seed=[int(seed), i])
+        d = net.decomposition(horizon, replications, c, seed=[check_int(seed, "seed", min_value=0), i])
         decs.append(d)
         if progress:
             progress(d)

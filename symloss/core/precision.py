@@ -129,54 +129,68 @@ def mpf_to_str(x) -> str:
 
 
 def to_mpf(x):
-    """Convert a real scalar (int, float, Fraction, mpf, decimal string, flint fmpq) to mpf at the
-    current mpmath precision."""
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    if isinstance(x, fmpq):
-        return mpmath.mpf(int(x.p)) / int(x.q)
+    """Convert an accepted real scalar (see :mod:`symloss.core.validation`: int, float, Fraction, mpf,
+    Decimal, numpy and flint numbers, SymPy numbers, decimal strings) to mpf at the current mpmath
+    precision (one rounding, to nearest)."""
+    from .validation import exact_real
     if isinstance(x, arb):
         return arb_to_mpf(x)
-    return mpmath.mpf(x)
+    v = exact_real(x, "x", allow_str=True)
+    if isinstance(v, Fraction):
+        return mpmath.mpf(v.numerator) / v.denominator
+    return +mpmath.mpf(v) if not isinstance(v, mpmath.mpf) else +v
+
+
+def _mpf_to_arb(x) -> arb:
+    """An mpf as an exact ``arb`` point (the sign and every mantissa bit kept)."""
+    if not mpmath.isfinite(x):
+        raise ValueError(f"cannot convert {x} to a real ball")
+    sign, man, exp, _ = x._mpf_
+    if man == 0:
+        return arb(0)
+    return arb((fmpz(-man if sign else man), int(exp)))   # (mantissa, exponent): exact at any precision
 
 
 def to_arb(x) -> arb:
     """Exact conversion of a real number to an ``arb`` ball (exact point where representable).
 
-    ``int``, ``float``, ``Fraction``, ``mpmath.mpf``, flint ``fmpz``/``fmpq``/``arb`` and decimal
-    strings are accepted. Floats and mpf are binary and convert exactly; a Fraction or a decimal
-    string gives a ball of the current flint precision enclosing the value.
+    Every type of :mod:`symloss.core.validation` is accepted (``int``, ``float``, ``Fraction``,
+    ``mpmath.mpf``, ``Decimal``, numpy and flint numbers, SymPy numbers, decimal strings); a ball is
+    returned unchanged. Binary values (floats, mpf, ``numpy.longdouble``) convert exactly; a
+    non-dyadic rational (a Fraction, a decimal string) gives a ball of the current flint precision
+    enclosing the value.
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> to_arb(mpmath.mpf(-0.5))
+    -0.500000000000000
     """
     if isinstance(x, arb):
         return x
-    if isinstance(x, bool):
-        raise TypeError("a boolean is not a real number")
-    if isinstance(x, (int, fmpz)):
+    t = type(x)
+    if t is int or t is fmpz:          # fast paths for the hot callers (coefficient balls, codegen)
         return arb(x)
-    if isinstance(x, float):
-        m, e = float(x).as_integer_ratio()
-        return arb(fmpq(m, e))  # denominator is a power of two: exact at any precision >= 53
-    if isinstance(x, mpmath.mpf):
-        if not mpmath.isfinite(x):
-            raise ValueError(f"cannot convert {x} to a real ball")
-        sign, man, exp, _bc = x._mpf_
-        if man == 0:
-            return arb(0)
-        man = -int(man) if sign else int(man)
-        # man * 2^exp exactly, without forming 2^|exp| as an integer (|exp| may be ~1e10)
-        with flint_prec(max(flint_ctx.prec, int(man).bit_length() + 8)):
-            return arb(int(man)) * arb(2) ** int(exp)
-    if isinstance(x, Fraction):
-        return arb(fmpq(x.numerator, x.denominator))
-    if isinstance(x, fmpq):
+    if t is float:
+        return _mpf_to_arb(mpmath.mpf(x))
+    if t is mpmath.mpf:
+        return _mpf_to_arb(x)
+    if t is fmpq:
         return arb(x)
-    if isinstance(x, str):
-        return arb(x)
-    if isinstance(x, numbers.Integral):
-        return arb(int(x))
-    if isinstance(x, numbers.Real):
-        return to_arb(float(x))
-    raise TypeError(f"cannot convert {type(x).__name__} to a real ball")
+    from .validation import exact_real
+    v = exact_real(x, "x", allow_str=True)
+    if type(v) is int:
+        return arb(v)
+    if type(v) is float:
+        return _mpf_to_arb(mpmath.mpf(v))   # a float is an exact 53-bit mpf
+    if isinstance(v, mpmath.mpf):
+        return _mpf_to_arb(v)
+    if isinstance(v, Fraction):
+        d = v.denominator
+        if d & (d - 1) == 0:        # dyadic (e.g. an exact numpy.longdouble): exact point
+            return arb((fmpz(v.numerator), -(d.bit_length() - 1)))
+        return arb(fmpq(v.numerator, d))
+    raise TypeError(f"cannot convert {type(x).__name__} to a real ball")  # pragma: no cover
 
 
 def arb_to_mpf(x: arb):

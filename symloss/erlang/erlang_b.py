@@ -15,10 +15,12 @@ Four evaluators share the definition:
   midpoint of a python-flint ``arb`` ball of :math:`a^x e^{-a} / \Gamma(x+1, a)` whose relative radius
   is certified below :math:`10^{-dps-1}` (the working precision is doubled until it is).
 * :func:`erlang_b_ball` - the rigorous enclosure itself.
-* :func:`log_erlang_b` and :func:`erlang_b_float` - numpy-broadcasting float64 (numba kernel): a
-  Legendre continued fraction for :math:`\Gamma(x+1, a)` when :math:`a > x + 1`, and the Poisson-tail
-  series with Loader's saddle-point form of the Poisson mass when :math:`a \le x + 1`. The log form never
-  underflows or overflows.
+* :func:`log_erlang_b` and :func:`erlang_b_float` - numpy-broadcasting float64 (numba kernel) for
+  ``0 <= C <= 1e300`` and every positive float ``a``: Temme's uniform asymptotic expansion in the
+  transition region (``C >= 50``, ``0.6 (C+1) <= a <= C + 1 + 4 sqrt(C+1)``), a Legendre continued fraction
+  for :math:`\Gamma(x+1, a)` when :math:`a > x + 1`, and the Poisson-tail series with Loader's
+  saddle-point form of the Poisson mass when :math:`a \le x + 1`. The log form never underflows or
+  overflows and is never ``-inf``.
 * :func:`erlang_b_expr` - the SymPy expression, from which the identities are proved.
 
 References
@@ -29,7 +31,7 @@ J. 53 (1974); C. Loader, "Fast and accurate computation of binomial probabilitie
 from __future__ import annotations
 
 import math
-import numbers
+import time
 from fractions import Fraction
 
 import mpmath
@@ -52,42 +54,54 @@ from ..core.precision import (
     working,
 )
 from ..core.validation import (
-    as_float_array,
-    check_probability,
-    check_real,
-    real_to_float,
+    BudgetError,
+    Deadline,
+    TimeLimitExceeded,
+    choice,
+    exact_real,
+    integer,
+    real,
+    real_array,
+    real_float,
 )
 
 __all__ = ["erlang_b", "erlang_b_ball", "erlang_b_float", "log_erlang_b", "erlang_b_expr",
            "erlang_b_derivative", "erlang_b_capacity", "erlang_b_load", "erlang_b_recursion"]
 
 _MAX_PREC = 1 << 20  # bits; beyond this a result is reported as not certifiable
+C_MAX_FLOAT = 1e300  # the float kernel's range of C (|log E| < 1.5e303 stays representable)
 
 
 # --------------------------------------------------------------------------------------------------
 # validation
 # --------------------------------------------------------------------------------------------------
 
-def _check_C(C):
-    return check_real(C, "C", lower=0)
+def _check_C(C, *, allow_ball=False):
+    return real(C, "C", lower=0, allow_ball=allow_ball)
 
 
-def _check_a(a, name="a"):
-    return check_real(a, name, lower=0, lower_open=True)
+def _check_a(a, name="a", *, allow_ball=False):
+    return real(a, name, lower=0, lower_open=True, allow_ball=allow_ball)
+
+
+def _check_eps(eps):
+    return real(eps, "eps", lower=0, upper=1, lower_open=True, upper_open=True)
 
 
 def _magnitude_bits(C, a) -> int:
-    """Extra bits lost to cancellation in C*log(a) - a (the size of the exponent)."""
-    af = real_to_float(a)
-    x = abs(real_to_float(C)) * (abs(math.log(max(af, 1e-300))) + 1.0) + af
-    if not math.isfinite(x):  # an mpf beyond the float range
-        x = float(abs(mpmath.mpf(C)) * (abs(mpmath.log(mpmath.mpf(a))) + 1) + mpmath.mpf(a))
-    return int(math.log2(x + 2.0)) + 8
+    """Extra bits lost to cancellation in C*log(a) - a (the size of the exponent); any size."""
+    with mpmath.workprec(64):
+        Cm, am = abs(to_mpf(C)), to_mpf(a)
+        x = Cm * (abs(mpmath.log(am)) + 1) + am
+        return int(mpmath.log(x + 2, 2)) + 8
 
 
 # --------------------------------------------------------------------------------------------------
 # rigorous / arbitrary precision
 # --------------------------------------------------------------------------------------------------
+
+_FLOAT_MAX = 1.7976931348623157e308
+
 
 def _ball(C, a, prec: int) -> arb:
     with flint_prec(prec):
@@ -103,7 +117,9 @@ def erlang_b_ball(C, a, *, prec: int = 128) -> arb:
 
     Parameters
     ----------
-    C : real, ``C >= 0`` (int, float, Fraction, mpmath.mpf or flint number; converted exactly)
+    C : real, ``C >= 0`` (int, float, Fraction, mpmath.mpf, numpy or flint number; converted exactly).
+        A python-flint ``arb`` ball with a radius is used as the ball (the result encloses ``E``
+        over it).
     a : real, ``a > 0``
     prec : int
         Target precision in bits. The working precision adds the bits lost to the size of
@@ -121,23 +137,80 @@ def erlang_b_ball(C, a, *, prec: int = 128) -> arb:
     >>> b.str(30, radius=False), b.rad() < 1e-35
     ('0.200000000000000000000000000000', True)
     """
-    _check_C(C), _check_a(a)
-    if isinstance(prec, bool) or not isinstance(prec, numbers.Integral) or not 16 <= prec <= _MAX_PREC:
-        raise ValueError(f"prec must be an integer number of bits in [16, {_MAX_PREC}], got {prec!r}")
-    return _ball(C, a, int(prec) + _magnitude_bits(C, a))
+    C, a = _check_C(C, allow_ball=True), _check_a(a, allow_ball=True)
+    prec = integer(prec, "prec", min_value=16, max_value=_MAX_PREC)
+    return _ball(C, a, prec + _magnitude_bits(C, a))
 
 
-def _certified_ball(C, a, dps: int) -> arb:
-    prec = dps_to_prec(dps) + 16 + _magnitude_bits(C, a)
+def _rel_width(b: arb) -> float:
+    """Relative radius of a ball as a float (inf for a non-finite ball or one containing 0)."""
+    if not b.is_finite():
+        return math.inf
+    lo = b.abs_lower()
+    if not lo > 0:
+        return 0.0 if b.is_exact() and b.is_zero() else math.inf
+    return float((b.rad() / lo).mid())
+
+
+def _not_certifiable(what: str, widths, prec) -> PrecisionError:
+    shown = "no finite enclosure" if math.isinf(widths[-1]) else f"relative width {widths[-1]:.2g}"
+    return PrecisionError(
+        f"{what}: the ball enclosure does not tighten when the precision is doubled ({shown} at {prec} "
+        f"bits). python-flint's incomplete gamma cannot certify E at this size (certified range: see "
+        f"docs/accuracy_and_limits.md; about C <= 1e18; beyond C ~ 1e19 it fails); "
+        f"log_erlang_b / erlang_b_float give a float value to ~1e-14 for C <= 1e300")
+
+
+def _refine(evaluate, ok, what: str, prec: int, deadline=None):
+    """Evaluate ``evaluate(prec)`` at doubling precisions until ``ok(ball)``; give up (PrecisionError)
+    when two doublings in a row leave the relative width above a quarter of its previous value (the
+    algorithm has stopped gaining accuracy) or when ``_MAX_PREC`` is passed."""
+    widths = []
+    stalls = 0
+    last = None                         # (precision, seconds) of the previous evaluation
+    if deadline is not None and deadline.limit is not None and prec > 512:
+        # calibrate: one evaluation at low precision predicts the cost of the first real one (the
+        # incomplete gamma costs about prec^2.5 at large C; one flint call cannot be interrupted)
+        p0 = 256
+        t0 = time.perf_counter()
+        evaluate(p0)
+        last = (p0, time.perf_counter() - t0)
     while prec <= _MAX_PREC:
-        b = _ball(C, a, prec)
-        if arb_relative_accuracy_ok(b, dps):
+        if deadline is not None and deadline.limit is not None and last is not None:
+            predicted = last[1] * (prec / last[0]) ** 3
+            left = deadline.limit - deadline.elapsed
+            if predicted > left:
+                raise TimeLimitExceeded(
+                    f"{what}: the evaluation at {prec} bits is predicted to take {predicted:.3g} s (from "
+                    f"{last[1]:.3g} s at {last[0]} bits), more than the {max(left, 0.0):.3g} s left of "
+                    f"max_seconds={deadline.limit:g}; not begun")
+        t0 = time.perf_counter()
+        b = evaluate(prec)
+        last = (prec, time.perf_counter() - t0)
+        if ok(b):
             return b
+        w = _rel_width(b)
+        if widths and not (w < 0.25 * widths[-1]):
+            stalls += 1
+            if stalls >= 2:
+                widths.append(w)
+                raise _not_certifiable(what, widths, prec)
+        else:
+            stalls = 0
+        widths.append(w)
+        if deadline is not None:
+            deadline.check(f"{what} at {prec} bits")
         prec *= 2
-    raise PrecisionError(f"E(C={C}, a={a}) could not be certified to {dps} digits")
+    raise PrecisionError(f"{what} could not be certified below {_MAX_PREC} bits of working precision")
 
 
-def erlang_b(C, a, *, dps: int = DEFAULT_DPS):
+def _certified_ball(C, a, dps: int, deadline=None) -> arb:
+    prec = dps_to_prec(dps) + 16 + _magnitude_bits(C, a)
+    return _refine(lambda p: _ball(C, a, p), lambda b: arb_relative_accuracy_ok(b, dps),
+                   f"E(C={C}, a={a}) to {dps} digits", prec, deadline)
+
+
+def erlang_b(C, a, *, dps: int = DEFAULT_DPS, max_seconds=None):
     r"""Erlang-B blocking probability :math:`E(C, a)` to ``dps`` significant digits.
 
     .. math:: E(C, a) = \frac{a^C e^{-a}}{\Gamma(C+1, a)}
@@ -150,17 +223,28 @@ def erlang_b(C, a, *, dps: int = DEFAULT_DPS):
         Offered load. Inputs are taken exactly (a float is its binary value; use a ``Fraction`` or
         ``mpmath.mpf`` for other values).
     dps : int, optional
-        Significant decimal digits of the result (default 30).
+        Significant decimal digits of the result (default 30), ``5 <= dps <= 100000``.
+    max_seconds : float, optional
+        Wall-clock budget: :class:`~symloss.core.validation.TimeLimitExceeded` once it is spent
+        (checked between precision doublings). Default: no limit.
 
     Returns
     -------
     mpmath.mpf
-        Relative error below :math:`10^{-dps}` at every size, certified by ball arithmetic.
+        Relative error below :math:`10^{-dps}`, certified by ball arithmetic.
+
+    Raises
+    ------
+    PrecisionError
+        When the enclosure stops tightening as the precision doubles (python-flint's incomplete
+        gamma reaches its limit: about ``C >= 1e19`` (``C = a = 1e18`` is still certified)).
+        This is detected after two doublings, so the refusal is quick.
 
     Notes
     -----
     Values far below the float range are returned exactly as well, e.g.
-    :math:`E(10^6, 9 \cdot 10^5) \approx 3.6 \cdot 10^{-2332}`.
+    :math:`E(10^6, 9 \cdot 10^5) \approx 3.6 \cdot 10^{-2332}`. A python-flint ball with a radius
+    is refused (``ValueError``): use :func:`erlang_b_ball` for balls.
 
     Examples
     --------
@@ -171,9 +255,10 @@ def erlang_b(C, a, *, dps: int = DEFAULT_DPS):
     >>> mpmath.nstr(erlang_b(10**6, 9 * 10**5, dps=20), 20)
     '3.618592508023235066e-2332'
     """
-    _check_C(C), _check_a(a)
+    C, a = _check_C(C), _check_a(a)
     dps = check_dps(dps)
-    return rounded(arb_to_mpf(_certified_ball(C, a, dps)), dps)
+    deadline = Deadline(max_seconds, "erlang_b") if max_seconds is not None else None
+    return rounded(arb_to_mpf(_certified_ball(C, a, dps, deadline)), dps)
 
 
 def _erlang_b_mp(C, a):
@@ -186,41 +271,79 @@ def _erlang_b_mp(C, a):
 # float64 kernel (numba)
 # --------------------------------------------------------------------------------------------------
 
-def _build_kernels():
-    from . import _kernels as k
-    return k.log_eb, k.log_eb_array
-
-
 _KERNELS = None
+_LOG_EB = None
 
 
 def _kernels():
-    global _KERNELS
+    global _KERNELS, _LOG_EB
     if _KERNELS is None:
-        _KERNELS = _build_kernels()
+        from . import _kernels as k
+        _KERNELS = (k.log_eb, k.log_eb_array)
+        _LOG_EB = k.log_eb
     return _KERNELS
 
 
 def _log_erlang_b_scalar(C: float, a: float) -> float:
-    """Unchecked scalar float kernel (internal fast path for solvers that validated their input)."""
+    """Unchecked scalar float kernel (internal fast path for solvers that validated their input:
+    ``0 <= C <= 1e300``, ``0 < a < inf``)."""
     return _kernels()[0](float(C), float(a))
 
 
-def _float_args(C, a):
-    Cf = as_float_array(C, "C", lower=0)
-    af = as_float_array(a, "a", lower=0, lower_open=True)
+def _not_converged(C, a) -> PrecisionError:
+    return PrecisionError(f"log_erlang_b: the float kernel did not converge at C={C!r}, a={a!r} "
+                          f"(please report this input); erlang_b(C, a) gives the certified value")
+
+
+def _scalar_C_a(C, a):
+    """Exact conversion of scalar C, a, checked, then rounded once to float64."""
+    Cf = real_float(C, "C", lower=0)
+    if Cf > C_MAX_FLOAT:
+        raise ValueError(f"C must be a real number in [0, {C_MAX_FLOAT:g}] for the float kernel, got {C!r}; "
+                         f"erlang_b(C, a) computes larger sizes exactly")
+    af = real_float(a, "a", lower=0, lower_open=True)
+    return Cf, af
+
+
+def _is_array_like(x) -> bool:
+    return isinstance(x, (np.ndarray, list, tuple))
+
+
+def _log_eb_any(C, a):
+    """log E for validated input of any accepted shape; returns (value, is_scalar)."""
+    if not _is_array_like(C) and not _is_array_like(a):
+        Cf, af = _scalar_C_a(C, a)
+        v = _kernels()[0](Cf, af)
+        if v != v:
+            raise _not_converged(Cf, af)
+        return v, True
+    Cf = real_array(C, "C", lower=0, upper=C_MAX_FLOAT)
+    af = real_array(a, "a", lower=0, lower_open=True)
     try:
         Cb, ab = np.broadcast_arrays(Cf, af)
     except ValueError as exc:
         raise ValueError(f"C and a cannot be broadcast together: shapes {Cf.shape} and {af.shape}") from exc
-    return Cb, ab, (Cf.ndim == 0 and af.ndim == 0)
+    out = np.empty(Cb.size, dtype=np.float64)
+    if Cb.size:
+        _kernels()[1](np.ascontiguousarray(Cb).ravel(), np.ascontiguousarray(ab).ravel(), out)
+        if np.isnan(out).any():
+            i = int(np.flatnonzero(np.isnan(out))[0])
+            raise _not_converged(float(np.ravel(Cb)[i]), float(np.ravel(ab)[i]))
+    return out.reshape(Cb.shape), False
 
 
 def log_erlang_b(C, a):
     r"""Natural logarithm of :math:`E(C, a)` in float64, broadcasting over numpy arrays.
 
-    Never underflows or overflows: :math:`\log E(10^6, 1) \approx -1.28 \cdot 10^7` is returned as
-    such. Relative error of the logarithm is a few units in the last place.
+    Range: ``0 <= C <= 1e300`` and every positive float ``a`` (up to ``1.8e308`` and down to the
+    subnormals). Never underflows, overflows or returns ``-inf``: :math:`\log E(10^6, 1) \approx
+    -1.28 \cdot 10^7` is returned as such. Error: at most :math:`10^{-14}\max(1, |\log E|)`
+    (measured :math:`6 \cdot 10^{-15}`, see ``docs/accuracy_and_limits.md``).
+
+    Inputs of every accepted type are converted exactly and rounded once to the nearest float64
+    (an ``int`` above :math:`2^{53}`, a ``Fraction`` or a ``numpy.longdouble`` is rounded there).
+    Scalars give a float, array-likes an ndarray (complex, boolean, string and object data are
+    refused with a ``TypeError``).
 
     Parameters
     ----------
@@ -240,19 +363,22 @@ def log_erlang_b(C, a):
     >>> round(float(log_erlang_b(10**6, 9 * 10**5)), 6)
     -5368.342352
     """
-    Cb, ab, scalar = _float_args(C, a)
-    out = np.empty(Cb.size, dtype=np.float64)
-    _kernels()[1](np.ascontiguousarray(Cb).ravel(), np.ascontiguousarray(ab).ravel(), out)
-    out = out.reshape(Cb.shape)
-    return float(out) if scalar else out
+    tc, ta = type(C), type(a)
+    if (tc is float or tc is int) and (ta is float or ta is int) and _LOG_EB is not None:
+        if 0 <= C <= C_MAX_FLOAT and 0 < a <= _FLOAT_MAX:         # fast path (NaN fails both tests; an int a beyond: the layer)
+            v = _LOG_EB(float(C), float(a))
+            if v == v:
+                return v
+    return _log_eb_any(C, a)[0]
 
 
 def erlang_b_float(C, a):
     r""":math:`E(C, a)` in float64, broadcasting over numpy arrays.
 
-    Correct down to the subnormal range (0 only where the true value is below the smallest
-    subnormal, about :math:`4.9 \cdot 10^{-324}`); never NaN, inf, negative or above 1 for valid
-    input. The relative error is about :math:`4 \epsilon (1 + |\ln E|)` (the conditioning of exp).
+    Same range and input rules as :func:`log_erlang_b`. Correct down to the subnormal range (0 only
+    where the true value is below the smallest subnormal, about :math:`4.9 \cdot 10^{-324}`); never
+    NaN, inf, negative or above 1. The relative error is at most :math:`10^{-14}(1 + |\ln E|)` (the
+    conditioning of exp).
 
     Parameters
     ----------
@@ -271,20 +397,44 @@ def erlang_b_float(C, a):
     >>> from symloss import erlang_b_float
     >>> erlang_b_float([1, 2, 3], 1.0).round(6).tolist()
     [0.5, 0.2, 0.0625]
+    >>> erlang_b_float(10**9, 10**9 + 10)    # doctest: +ELLIPSIS
+    2.52372671...e-05
     """
-    lg = log_erlang_b(C, a)
-    return float(math.exp(lg)) if isinstance(lg, float) else np.exp(lg)
+    tc, ta = type(C), type(a)
+    if (tc is float or tc is int) and (ta is float or ta is int) and _LOG_EB is not None:
+        if 0 <= C <= C_MAX_FLOAT and 0 < a <= _FLOAT_MAX:         # an int a beyond it: the layer refuses
+            v = _LOG_EB(float(C), float(a))
+            if v == v:
+                return math.exp(v)
+    lg, scalar = _log_eb_any(C, a)
+    return math.exp(lg) if scalar else np.exp(lg)
 
 
 # --------------------------------------------------------------------------------------------------
 # symbolic
 # --------------------------------------------------------------------------------------------------
 
-def erlang_b_expr(C, a):
+def _sympy_number(a):
+    """An accepted real number as an exact SymPy number (floats and mpf by their binary value)."""
+    v = exact_real(a, "a")
+    if isinstance(v, int):
+        return sp.Integer(v)
+    if isinstance(v, Fraction):
+        return sp.Rational(v.numerator, v.denominator)
+    if isinstance(v, float):
+        n, d = v.as_integer_ratio()
+        return sp.Rational(n, d)
+    sign, man, exp, _ = v._mpf_
+    return (-1) ** sign * sp.Integer(man) * sp.Integer(2) ** exp
+
+
+def erlang_b_expr(C, a, *, max_terms: int = 5000):
     r"""The SymPy expression :math:`\frac{a^C/C!}{\sum_{k=0}^C a^k/k!}`.
 
-    ``C`` is a non-negative integer (expanded sum) or an integer SymPy symbol (unevaluated
-    ``Sum``); ``a`` is a SymPy symbol or number (numbers become exact rationals).
+    ``C`` is a non-negative integer (expanded sum, at most ``max_terms`` terms: a larger ``C`` is
+    refused with a :class:`~symloss.core.validation.BudgetError` before SymPy builds anything) or an
+    integer SymPy symbol (unevaluated ``Sum``); ``a`` is a SymPy expression or an accepted real
+    number (converted exactly: a float becomes the rational of its binary value).
 
     Parameters
     ----------
@@ -313,13 +463,25 @@ def erlang_b_expr(C, a):
             raise ValueError("a symbolic C must be declared integer (sympy.Symbol(..., integer=True))")
         Cs = C
     else:
-        if isinstance(C, bool) or not isinstance(C, (numbers.Integral, sp.Integer)) or int(C) < 0:
-            raise ValueError(f"C must be a non-negative integer or an integer SymPy symbol, got {C!r}")
-        Cs = sp.Integer(int(C))
-    if isinstance(a, float):
-        a = sp.Rational(Fraction(a).numerator, Fraction(a).denominator)
-    a = sp.sympify(a)
-    if a.is_number and not (a.is_positive):
+        try:
+            Ci = integer(C, "C", min_value=0)
+        except TypeError:
+            raise TypeError(f"C must be a non-negative integer or an integer SymPy symbol, got "
+                            f"{type(C).__name__} {C!r}") from None
+        max_terms = integer(max_terms, "max_terms", min_value=1)
+        if Ci + 1 > max_terms:
+            raise BudgetError(f"erlang_b_expr: the expanded sum for C={Ci} has {Ci + 1} terms, more than "
+                              f"max_terms={max_terms}; pass a SymPy symbol C (integer=True) for the "
+                              f"unevaluated Sum, or raise max_terms")
+        Cs = sp.Integer(Ci)
+    if isinstance(a, sp.Basic) and not a.is_Number:
+        if a.is_number and a.is_real is False:
+            raise TypeError(f"a must be real, got {a}")
+    elif isinstance(a, sp.Basic) and a.is_Number:
+        a = _sympy_number(a) if a.is_finite else a
+    else:
+        a = _sympy_number(a)
+    if a.is_number and not a.is_positive:
         raise ValueError(f"a must be positive, got {a}")
     k = sp.Dummy("k", integer=True, nonnegative=True)
     s = sp.Sum(a ** k / sp.factorial(k), (k, 0, Cs))
@@ -328,16 +490,23 @@ def erlang_b_expr(C, a):
     return a ** Cs / sp.factorial(Cs) / s
 
 
-def erlang_b_recursion(C: int, a, *, dps: int = DEFAULT_DPS):
+def erlang_b_recursion(C: int, a, *, dps: int = DEFAULT_DPS, max_terms: int = 10 ** 7):
     r"""Plain recursion :math:`E(n) = a E(n-1) / (n + a E(n-1))`, :math:`E(0)=1`, in mpmath.
 
     O(C) operations: the textbook baseline (used by the benchmark and as an independent check), not
-    the fast path. Integer ``C`` only.
+    the fast path. Integer ``C`` only; ``C > max_terms`` (default ``10**7``, about 20 s) is refused
+    with a :class:`~symloss.core.validation.BudgetError` before the loop starts.
     """
-    if isinstance(C, bool) or not isinstance(C, numbers.Integral) or C < 0:
-        raise ValueError(f"C must be a non-negative integer, got {C!r}")
-    _check_a(a)
+    try:
+        C = integer(C, "C", min_value=0)
+    except TypeError:
+        raise ValueError(f"C must be a non-negative integer, got {C!r}") from None
+    a = _check_a(a)
     dps = check_dps(dps)
+    max_terms = integer(max_terms, "max_terms", min_value=1)
+    if C > max_terms:
+        raise BudgetError(f"erlang_b_recursion: C={C} steps, more than max_terms={max_terms}; "
+                          f"erlang_b(C, a) needs no loop over C")
     with working(dps, guard=10 + len(str(int(C)))):
         am = to_mpf(a)
         e = mpmath.mpf(1)
@@ -359,7 +528,8 @@ def erlang_b_derivative(C, a, *, wrt: str = "a", dps: int = DEFAULT_DPS):
 
     ``wrt="a"`` is evaluated in ball arithmetic (certified, also where ``C/a - 1 + E`` cancels);
     ``wrt="C"`` by mpmath numerical differentiation of the certified ``E`` at two precisions
-    (raises :class:`~symloss.PrecisionError` when they disagree).
+    (raises :class:`~symloss.PrecisionError` when they disagree). At ``C = 0``,
+    :math:`\partial E/\partial C = -e^{a} E_1(a)`.
 
     Parameters
     ----------
@@ -382,21 +552,21 @@ def erlang_b_derivative(C, a, *, wrt: str = "a", dps: int = DEFAULT_DPS):
     >>> from symloss import erlang_b_derivative
     >>> erlang_b_derivative(1, 1, dps=15)     # d/da a/(1+a) = 1/(1+a)^2
     mpf('0.25')
+    >>> import mpmath
+    >>> mpmath.nstr(erlang_b_derivative(0, 1, wrt="C", dps=15), 15)    # -e E1(1)
+    '-0.596347362323194'
     """
-    _check_C(C), _check_a(a)
+    C, a = _check_C(C), _check_a(a)
     dps = check_dps(dps)
-    if wrt not in ("a", "C"):
-        raise ValueError(f"wrt must be 'a' or 'C', got {wrt!r}")
+    wrt = choice(wrt, "wrt", ("a", "C"))
     if wrt == "a":
-        prec = dps_to_prec(dps) + 32 + _magnitude_bits(C, a)
-        while prec <= _MAX_PREC:
+        def ev(prec):
             with flint_prec(prec):
                 e = _ball(C, a, prec)
-                d = e * (to_arb(C) / to_arb(a) - 1 + e)
-            if arb_relative_accuracy_ok(d, dps):
-                return rounded(arb_to_mpf(d), dps)
-            prec *= 2
-        raise PrecisionError(f"dE/da at C={C}, a={a} could not be certified to {dps} digits")
+                return e * (to_arb(C) / to_arb(a) - 1 + e)
+        d = _refine(ev, lambda b: arb_relative_accuracy_ok(b, dps), f"dE/da at C={C}, a={a} to {dps} digits",
+                    dps_to_prec(dps) + 32 + _magnitude_bits(C, a))
+        return rounded(arb_to_mpf(d), dps)
 
     def compute(w):
         with mpmath.workdps(w):
@@ -407,13 +577,23 @@ def erlang_b_derivative(C, a, *, wrt: str = "a", dps: int = DEFAULT_DPS):
     return agree_at_two_precisions(compute, dps, what=f"dE/dC at C={C}, a={a}")
 
 
+def _log_mpf(x) -> float:
+    """log(x) as a float for any accepted positive x (also below the float range)."""
+    with mpmath.workdps(30):
+        return float(mpmath.log(to_mpf(x)))
+
+
 def erlang_b_capacity(a, eps) -> int:
     r"""Smallest integer ``C`` with :math:`E(C, a) \le \varepsilon`.
 
     The bracket comes from square-root staffing (:math:`C \approx a + \beta\sqrt{a}` with
     :math:`\varphi(\beta)/\Phi(\beta) = \varepsilon\sqrt{a}`), widened by doubling steps, then
-    bisection on the float log form; the final answer is certified with balls:
-    :math:`E(C, a) \le \varepsilon < E(C-1, a)`.
+    bisection on the float log form; the final answer is certified: :math:`E(C, a) \le \varepsilon <
+    E(C-1, a)`, decided exactly in rational arithmetic for integer ``C <= 5000`` and rational ``a``
+    (so :math:`E = \varepsilon` exactly is settled), with balls otherwise.
+
+    Range: ``0 < a <= 1e15`` (the ball certificate; larger loads are refused by a
+    :class:`~symloss.PrecisionError` after two precision doublings), any ``eps`` in ``(0, 1)``.
 
     Parameters
     ----------
@@ -432,16 +612,18 @@ def erlang_b_capacity(a, eps) -> int:
     >>> from symloss import erlang_b_capacity
     >>> erlang_b_capacity(1000, 1e-3)
     1072
+    >>> erlang_b_capacity(1, 0.5)        # E(1, 1) = 1/2 exactly
+    1
     """
-    _check_a(a)
-    check_probability(eps, "eps")
-    af = real_to_float(a)
-    leps = math.log(real_to_float(eps)) if real_to_float(eps) > 0 else float(mpmath.log(mpmath.mpf(eps)))
+    a = _check_a(a)
+    eps = _check_eps(eps)
+    af = real_float(a, "a", lower=0, lower_open=True, upper=C_MAX_FLOAT / 4)
+    leps = _log_mpf(eps)
 
     def above(c: int) -> bool:  # E(c, a) > eps  (float decision)
-        return c == 0 or log_erlang_b(c, af) > leps
+        return c == 0 or log_erlang_b(float(c), af) > leps
 
-    g = _sqrt_staffing_guess(af, float(eps))
+    g = _sqrt_staffing_guess(af, leps)
     step = max(1, int(math.sqrt(af)) + 1)
     lo, hi = g, g
     while lo > 0 and not above(lo):
@@ -451,6 +633,8 @@ def erlang_b_capacity(a, eps) -> int:
     while above(hi):
         hi += step
         step *= 2
+        if hi > C_MAX_FLOAT:  # pragma: no cover - E(C, a) -> 0 as C grows
+            raise PrecisionError(f"erlang_b_capacity(a={a}, eps={eps}): no capacity below 1e300")
     # invariant: above(lo) (or lo == 0), not above(hi)
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -461,13 +645,13 @@ def erlang_b_capacity(a, eps) -> int:
     return _certify_capacity(a, eps, hi)
 
 
-def _sqrt_staffing_guess(a: float, eps: float) -> int:
+def _sqrt_staffing_guess(a: float, leps: float) -> int:
     from scipy.optimize import brentq
     from scipy.stats import norm
-    target = eps * math.sqrt(a)
+    ltarget = leps + 0.5 * math.log(a)
 
     def h(beta):
-        return norm.logpdf(beta) - norm.logcdf(beta) - math.log(target)
+        return norm.logpdf(beta) - norm.logcdf(beta) - ltarget
     try:
         beta = brentq(h, -30.0, 60.0)
     except ValueError:
@@ -475,20 +659,60 @@ def _sqrt_staffing_guess(a: float, eps: float) -> int:
     return max(1, int(math.ceil(a + beta * math.sqrt(a))))
 
 
-def _ball_cmp_eps(C: int, a, eps) -> int:
-    """Sign of E(C, a) - eps, decided with balls (raises when undecidable)."""
-    prec = 64 + _magnitude_bits(C, a)
-    while prec <= _MAX_PREC:
+def _fraction(v) -> Fraction | None:
+    """An exact canonical value (int, float, Fraction, mpf) as a Fraction; None when it would be huge."""
+    if isinstance(v, mpmath.mpf):
+        sign, man, exp, _ = v._mpf_
+        if abs(exp) > 4000:
+            return None
+        f = Fraction(man) * Fraction(2) ** exp
+        return -f if sign else f
+    f = Fraction(v)
+    if f.denominator.bit_length() > 4000 or f.numerator.bit_length() > 4000:
+        return None
+    return f
+
+
+def _exact_erlang_b(C, a):
+    """E(C, a) as an exact flint ``fmpq`` for integer C and a rational/binary a when the recursion's
+    numbers stay small (``C * bits(a) <= 2e6``); else None."""
+    if not isinstance(C, int):
+        return None
+    v = _fraction(exact_real(a, "a"))
+    if v is None or C * (v.numerator.bit_length() + v.denominator.bit_length() + 1) > 2_000_000:
+        return None
+    from flint import fmpq
+    q = fmpq(v.numerator, v.denominator)
+    e = fmpq(1)
+    for n in range(1, C + 1):
+        e = q * e / (n + q * e)
+    return e
+
+
+def _ball_cmp_eps(C, a, eps) -> int:
+    """Sign of E(C, a) - eps, decided with balls; a tie (possible only for rational values) is
+    settled in exact rational arithmetic when the balls have not decided after three doublings.
+    Raises PrecisionError when neither decides."""
+    def ev(prec):
         with flint_prec(prec):
-            d = _ball(C, a, prec) - to_arb(eps)
-        if d > 0:
-            return 1
-        if d < 0:
-            return -1
-        if d.is_exact() and d.is_zero():
-            return 0
+            return _ball(C, a, prec) - to_arb(eps)
+
+    def decided(d):
+        return bool(d > 0) or bool(d < 0)
+    prec = 64 + _magnitude_bits(C, a)
+    for _ in range(4):
+        d = ev(prec)
+        if decided(d):
+            return 1 if d > 0 else -1
         prec *= 2
-    raise PrecisionError(f"cannot decide the sign of E({C}, {a}) - {eps}")
+    ex = _exact_erlang_b(C, a)
+    ev_eps = _fraction(exact_real(eps, "eps")) if ex is not None else None
+    if ex is not None and ev_eps is not None:
+        from flint import fmpq
+        diff = ex - fmpq(ev_eps.numerator, ev_eps.denominator)
+        return (diff > 0) - (diff < 0)
+    d = _refine(ev, decided, f"the sign of E({C}, {a}) - {eps}", prec)
+    return 1 if d > 0 else -1
 
 
 def _certify_capacity(a, eps, C: int) -> int:
@@ -512,9 +736,14 @@ def erlang_b_load(C, eps, *, dps: int = DEFAULT_DPS):
     :math:`E(C, a(1 - \delta)) < \varepsilon < E(C, a(1 + \delta))` with
     :math:`\delta = 10^{-dps-1}`, so the root lies within the returned digits (E is increasing in a).
 
+    Range: ``0 < C <= 1e300`` (float start) with the root in ``[1e-300, 1e300]``: a root outside is
+    refused with a ``ValueError`` at once (e.g. ``C = 1e-300``, where :math:`E(C, a) = 1/2` needs
+    :math:`\log a \approx -10^{300}`). The certificate needs the ball evaluation of ``E`` (about
+    ``C <= 1e18``).
+
     Parameters
     ----------
-    C : int >= 1
+    C : real in (0, 1e300]
         Number of channels.
     eps : real in (0, 1)
         Target blocking probability (a float is taken as its binary value).
@@ -533,23 +762,34 @@ def erlang_b_load(C, eps, *, dps: int = DEFAULT_DPS):
     >>> mpmath.nstr(erlang_b_load(10, 0.01, dps=20), 20)   # 0.01 is taken as its binary value
     '4.4611768575776915285'
     """
-    _check_C(C)
-    check_probability(eps, "eps")
+    C = _check_C(C)
+    eps = _check_eps(eps)
     dps = check_dps(dps)
     if C == 0:
         raise ValueError("C must be > 0 for erlang_b_load: E(0, a) = 1 for every a")
-    leps_f = math.log(real_to_float(eps))
-    Cf = real_to_float(C)
+    Cf = real_float(C, "C", lower=0, lower_open=True, upper=C_MAX_FLOAT)
+    leps_f = _log_mpf(eps)
 
     def f(la):
         return log_erlang_b(Cf, math.exp(la)) - leps_f
-    lo, hi = math.log(max(Cf, 1e-3)), math.log(max(Cf, 1e-3))
+    la_min, la_max = math.log(1e-300), math.log(1e300)
+    if f(la_min) > 0:
+        raise ValueError(f"erlang_b_load(C={C}, eps={eps}): the load with E(C, a) = eps is below 1e-300 "
+                         f"(E(C, 1e-300) > eps), outside the range of this function")
+    if f(la_max) < 0:
+        raise ValueError(f"erlang_b_load(C={C}, eps={eps}): the load with E(C, a) = eps is above 1e300 "
+                         f"(E(C, 1e300) < eps), outside the range of this function")
+    lo = hi = min(max(math.log(max(Cf, 1e-300)), la_min), la_max)
+    step = 1.0
     while f(lo) > 0:
-        lo -= 1.0
+        lo = max(la_min, lo - step)
+        step *= 2
+    step = 1.0
     while f(hi) < 0:
-        hi += 1.0
+        hi = min(la_max, hi + step)
+        step *= 2
     from scipy.optimize import brentq
-    a0 = math.exp(brentq(f, lo, hi, xtol=1e-14, rtol=1e-14))
+    a0 = math.exp(brentq(f, lo, hi, xtol=1e-14, rtol=1e-14)) if lo < hi else math.exp(lo)
 
     with working(dps, guard=20) as w:
         eps_m, Cm = to_mpf(eps), to_mpf(C)

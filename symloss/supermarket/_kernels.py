@@ -32,8 +32,11 @@ def _grow2(a, newcols):
 
 @njit(cache=True)
 def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, warmup, rec_dt,
-                     n_batches, seed):
+                     n_batches, seed, max_kcap):
     """Run the supermarket model on one graph from the queue lengths ``q`` (modified in place).
+
+    ``max_kcap``: the recorded level arrays may not grow beyond this many levels (the memory budget);
+    a queue that would need more stops the run and is reported by ``kmax_seen = -1``.
 
     Returns ``(rec_t, rec_cnt, area, batch_area, n_arrivals, n_departures, kmax_seen)``:
     ``rec_cnt[i, j]`` = number of vertices with at least ``j`` tasks at time ``rec_t[i]``;
@@ -152,6 +155,8 @@ def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, wa
             j = bq + 1
             if j >= kcap:
                 newcap = 2 * kcap
+                if newcap > max_kcap:
+                    return rec_t[:ri], rec_cnt[:ri], area, batch_area, n_arr, n_dep, -1
                 cnt = _grow(cnt, newcap)
                 area = _grow(area, newcap)
                 last = _grow(last, newcap)
@@ -285,7 +290,7 @@ def _splitmix(state):
 
 @njit(cache=True)
 def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, counts, h, warm_slots,
-                        n_batches, seed):
+                        n_batches, seed, max_kcap):
     """Uniformised simulation: potential events at constant rate ``(1 + lam) N``.
 
     A potential event is an arrival at a uniform vertex (probability ``lam/(1 + lam)``) or a
@@ -298,6 +303,8 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
     splitmix64 generator seeded from ``seed``.
 
     ``kreg > 0`` means every vertex has degree ``kreg`` and ``indices`` is read with stride ``kreg``.
+    ``max_kcap`` bounds the level arrays (memory budget): a queue that would need more stops the run,
+    reported by ``kmax_seen = -1``.
     Returns ``(rec_cnt, area, batch_area, n_arrivals, n_departures, n_dummy, kmax_seen)``.
     """
     n_slots = counts.shape[0]
@@ -417,6 +424,8 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
                     j = bq + 1
                     if j >= kcap:
                         newcap = 2 * kcap
+                        if newcap > max_kcap:
+                            return rec_cnt, area, batch_area, n_arr, n_dep, n_dummy, -1
                         cnt = _grow(cnt, newcap)
                         acc = _grow(acc, newcap)
                         lasti = _grow(lasti, newcap)

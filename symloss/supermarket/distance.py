@@ -10,10 +10,10 @@ import numpy as np
 
 from ..core.results import ResultMixin
 from ..core.stats import t_quantile
-from ..core.validation import check_choice, check_int, check_real
+from ..core.validation import boolean, check_budget, check_choice, check_int, check_max_bytes, real_float
 from .graphs import _graph_from_user, make_graph
-from .meanfield import Supermarket, _check_d, _check_lam
-from .simulate import _child, _seed_seq, simulate_supermarket
+from .meanfield import MAX_ODE_STEPS, Supermarket, _check_d
+from .simulate import DEFAULT_MAX_EVENTS, _child, _lam_float, _seed_seq, simulate_supermarket
 
 # --------------------------------------------------------------------------------------------------
 # distance to the mean-field ODE
@@ -25,11 +25,12 @@ class DistanceResult(ResultMixin):
 
     ``distances[r]`` is :math:`\sup_{t \in \text{grid}, t \le T} \max_{k \ge 1} |s^N_k(t) - s_k(t)|`
     for run ``r`` (both started empty); ``distance`` is their mean and ``ci`` a 95 % Student-t interval
-    over the runs (NaN for a single run). ``mode`` is ``"quenched"`` (one graph for all runs) or
-    ``"annealed"`` (a new graph for every run).
+    over the runs, ``None`` for a single run (an interval needs at least two; nothing is reported as
+    NaN). ``mode`` is ``"quenched"`` (one graph for all runs) or ``"annealed"`` (a new graph for every
+    run).
     """
     distance: float
-    ci: tuple
+    ci: tuple | None
     distances: np.ndarray
     N: int
     family: str
@@ -42,14 +43,15 @@ class DistanceResult(ResultMixin):
     method: str = "sup over the recording grid and k of |s^N_k(t) - s_k(t)|, mean over runs, Student-t CI"
 
     def to_dict(self) -> dict:
-        return {"distance": self.distance, "ci": list(self.ci), "distances": self.distances.tolist(),
+        return {"distance": self.distance, "ci": None if self.ci is None else list(self.ci),
+                "distances": self.distances.tolist(),
                 "N": self.N, "family": self.family, "mode": self.mode, "d": self.d, "lam": self.lam,
                 "T": self.T, "record_every": self.record_every, "graphs": self.graphs, "method": self.method}
 
 
 def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode: str = "quenched",
                  seed=None, N: int | None = None, k: int | None = None, c=None, record_every=None,
-                 replace: bool = False) -> DistanceResult:
+                 replace: bool = False, max_events=DEFAULT_MAX_EVENTS, max_bytes=None) -> DistanceResult:
     r"""Sup-distance on ``[0, T]`` between the supermarket model on a graph and the mean-field ODE.
 
     Parameters
@@ -77,6 +79,9 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
     replace : bool
         Neighbours sampled with replacement (see :func:`simulate_supermarket`).
 
+    max_events, max_bytes : float, optional
+        Budgets (see :func:`simulate_supermarket`); ``max_events`` bounds the events of all ``runs``
+        together and is checked before the first run.
     Returns
     -------
     DistanceResult
@@ -96,21 +101,19 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
     (quenched). For fixed degree it does not tend to 0.
     """
     d = _check_d(d)
-    lam = float(_check_lam(lam))
-    check_real(T, "T", lower=0, lower_open=True)
-    T = float(T)
+    lam = _lam_float(lam)
+    T = real_float(T, "T", lower=0, lower_open=True)
     runs = check_int(runs, "runs", min_value=1)
     check_choice(mode, "mode", ("quenched", "annealed"))
-    rec = T / 100 if record_every is None else float(check_real(record_every, "record_every", lower=0,
-                                                                  lower_open=True, upper=T))
-    root = _seed_seq(seed)
-    children = [_child(root, 10 + i) for i in range(2 * runs + 1)]
+    rec = T / 100 if record_every is None else real_float(record_every, "record_every", lower=0,
+                                                            lower_open=True, upper=T)
+    replace = boolean(replace, "replace")
+    max_events = real_float(max_events, "max_events", lower=0, lower_open=True)
+    max_bytes = check_max_bytes(max_bytes)
     if isinstance(graph, str):
-        family = graph
         if N is None:
             raise TypeError("ode_distance with a family name needs N")
-        fixed = None if mode == "annealed" else make_graph(graph, N, k=k, c=c,
-                                                          seed=np.random.default_rng(children[-1]))
+        n_for_budget = check_int(N, "N", min_value=1)
     else:
         if mode == "annealed":
             raise ValueError("mode='annealed' needs a family name (a new graph per run); a ready graph "
@@ -119,17 +122,30 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
             raise TypeError("N, k and c are only used when graph is a family name")
         fixed = _graph_from_user(graph)
         family = fixed.family
+        n_for_budget = fixed.N
+    check_budget((1.0 + lam) * n_for_budget * T * runs, max_events, "max_events",
+                 what=f"ode_distance: {runs} runs of N={n_for_budget}, T={T:g}", unit="events",
+                 hint="lower T, N or runs, or raise max_events")
+    steps = 2.0 * (d + 1) * T
+    check_budget(steps, MAX_ODE_STEPS, "MAX_ODE_STEPS", what=f"ode_distance: the mean-field ODE up to T={T:g}",
+                 unit="steps", hint="lower T (the distance is a transient quantity)")
+    root = _seed_seq(seed)
+    children = [_child(root, 10 + i) for i in range(2 * runs + 1)]
+    if isinstance(graph, str):
+        family = graph
+        fixed = None if mode == "annealed" else make_graph(graph, N, k=k, c=c, max_bytes=max_bytes,
+                                                          seed=np.random.default_rng(children[-1]))
     model = Supermarket(d, lam)
     sups, gdicts, Nv = [], [], None
     ode_cache: dict = {}
     seen_warnings: set = set()
     for r in range(runs):
-        g = fixed if fixed is not None else make_graph(graph, N, k=k, c=c,
+        g = fixed if fixed is not None else make_graph(graph, N, k=k, c=c, max_bytes=max_bytes,
                                                        seed=np.random.default_rng(children[2 * r]))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             res = simulate_supermarket(g, d=d, lam=lam, t_end=T, record_every=rec, seed=children[2 * r + 1],
-                                       warmup=0.0, replace=replace)
+                                       warmup=0.0, replace=replace, max_events=max_events, max_bytes=max_bytes)
         for w in caught:
             msg = str(w.message)
             if msg not in seen_warnings:
@@ -153,7 +169,7 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
         hw = t_quantile(runs - 1) * float(arr.std(ddof=1)) / math.sqrt(runs)
         ci = (mean - hw, mean + hw)
     else:
-        ci = (float("nan"), float("nan"))
+        ci = None
     return DistanceResult(mean, ci, arr, int(Nv), family, mode, d, lam, T, rec, gdicts)
 
 

@@ -8,8 +8,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.validation import check_choice, check_int, check_real
+from ..core.random import seed_sequence
+from ..core.validation import check_budget, check_choice, check_int, check_max_bytes, real_float
 from .meanfield import GRAPH_FAMILIES
+
+# bytes per undirected edge while a graph is built (edge lists, keys, sort buffers, CSR), measured
+# generously from the generators below; used to refuse a graph before its arrays are allocated
+_BYTES_PER_EDGE = {"random_regular": 64.0, "erdos_renyi": 96.0, "ring": 40.0, "torus": 40.0}
 
 # --------------------------------------------------------------------------------------------------
 # graphs
@@ -96,10 +101,12 @@ class Graph:
                 f"..{self.max_degree}, params={self.params})")
 
 
-def _rng(seed) -> np.random.Generator:
+def _rng(seed, name: str = "seed") -> np.random.Generator:
+    """A Generator from ``seed`` (None, int, sequence of ints, SeedSequence — not changed — or a
+    Generator, used as is); bad seeds get an error naming ``name``."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed if not isinstance(seed, np.random.SeedSequence) else seed)
+    return np.random.default_rng(seed_sequence(seed, name))
 
 
 def _csr_from_edges(N: int, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -183,7 +190,7 @@ def _random_regular(N: int, k: int, rng: np.random.Generator) -> tuple[np.ndarra
         bad[e] = False
         bad_idx.pop()
         n_sw += 1
-    del keys, sk, lo, hi, sorted_keys
+    del keys, sk, lo, hi
     indptr, indices = _csr_from_edges(N, u, v)
     return indptr, indices, n_sw
 
@@ -287,7 +294,8 @@ def _graph_from_user(g) -> Graph:
     return Graph(N, indptr, np.ascontiguousarray(indices), family, {})
 
 
-def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, seed=None) -> Graph:
+def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, seed=None,
+               max_bytes=None) -> Graph:
     r"""Build a graph for the supermarket model.
 
     Parameters
@@ -306,8 +314,12 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
         Degree of ``random_regular``, ``ring`` and ``torus``.
     c : float, "ln" or "ln2", optional
         Mean degree of ``erdos_renyi``.
-    seed : int, SeedSequence or Generator, optional
-        Randomness of the random families.
+    seed : int, sequence of ints, SeedSequence or Generator, optional
+        Randomness of the random families (a SeedSequence is not changed; a Generator is advanced).
+    max_bytes : float, optional
+        Memory budget for building the graph (default 4 GiB): the number of edges is estimated
+        first (``N k / 2``, or the mean ``c N / 2`` for Erdos-Renyi) and a graph that would not fit is
+        refused with a :class:`~symloss.core.validation.BudgetError` before anything is allocated.
 
     Returns
     -------
@@ -333,8 +345,14 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
     check_choice(family, "family", GRAPH_FAMILIES)
     if N is None:
         raise TypeError(f"make_graph({family!r}) needs N")
-    N = check_int(N, "N", min_value=1)
+    N = check_int(N, "N", min_value=1, max_value=2 ** 31 - 1)
+    max_bytes = check_max_bytes(max_bytes)
     rng = _rng(seed)
+
+    def budget(edges: float) -> None:
+        check_budget(_BYTES_PER_EDGE[family] * edges + 24.0 * N, max_bytes, "max_bytes",
+                     what=f"make_graph({family!r}, N={N}): about {edges:.3g} edges", unit="bytes",
+                     hint="lower N or the degree, or raise max_bytes")
     if family == "complete":
         if k is not None or c is not None:
             raise TypeError("the complete graph takes no k or c")
@@ -345,6 +363,7 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
         k = check_int(k, "k", min_value=1, max_value=N - 1)
         if (N * k) % 2:
             raise ValueError(f"random_regular: N*k must be even, got N={N}, k={k}")
+        budget(N * k / 2)
         indptr, indices, nsw = _random_regular(N, k, rng)
         return Graph(N, indptr, indices, "random_regular", {"k": k, "switchings": nsw})
     if family == "erdos_renyi":
@@ -354,17 +373,19 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
             check_choice(c, "c", ("ln", "ln2"))
             cval = math.log(N) if c == "ln" else math.log(N) ** 2
         else:
-            check_real(c, "c", lower=0, upper=max(N - 1, 0))
-            cval = float(c)
+            cval = real_float(c, "c", lower=0, upper=max(N - 1, 0))
         if N < 2:
             raise ValueError("erdos_renyi needs N >= 2")
         p = min(1.0, cval / (N - 1))
+        total = N * (N - 1) / 2
+        budget(p * total + 6 * math.sqrt(p * total + 1) + (3.0 * total if p * total > total / 2 else 0.0))
         indptr, indices = _erdos_renyi(N, p, rng)
         return Graph(N, indptr, indices, "erdos_renyi", {"c": c, "c_value": cval, "p": p})
     if family == "ring":
         k = 2 if k is None else check_int(k, "k", min_value=2)
         if k % 2 or k >= N:
             raise ValueError(f"ring: k must be even and < N, got k={k}, N={N}")
+        budget(N * k / 2)
         indptr, indices = _ring(N, k)
         return Graph(N, indptr, indices, "ring", {"k": k})
     # torus
@@ -374,6 +395,7 @@ def make_graph(family, N: int | None = None, *, k: int | None = None, c=None, se
     L = math.isqrt(N)
     if L * L != N or L < 3:
         raise ValueError(f"torus: N must be a perfect square L*L with L >= 3, got N={N}")
+    budget(N * k / 2)
     indptr, indices = _torus(L, k)
     return Graph(N, indptr, indices, "torus", {"k": k, "L": L})
 

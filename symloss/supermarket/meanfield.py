@@ -22,8 +22,7 @@ Public names: :class:`Supermarket`, :func:`make_graph`, :func:`simulate_supermar
 """
 from __future__ import annotations
 
-import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any
@@ -41,11 +40,24 @@ from ..core.precision import (
     working,
 )
 from ..core.results import ResultMixin
-from ..core.validation import check_int, check_real
+from ..core.validation import (
+    BudgetError,
+    Deadline,
+    check_int,
+    check_real,
+    integer,
+    real,
+    real_array,
+    real_float,
+)
 
 __all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIES"]
 
 GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
+MAX_LEVELS = 100_000        # fixed_point / drift / equations: at most this many levels s_1..s_K
+MAX_ODE_LEVELS = 2_000      # ode(): float path (the lambdified drift of K levels)
+MAX_ODE_MP_LEVELS = 300     # ode(dps=...): mpmath Taylor integrator
+MAX_ODE_STEPS = 10 ** 6     # ode(): explicit steps, estimated as 2 (d + 1) t_end
 
 
 # --------------------------------------------------------------------------------------------------
@@ -53,18 +65,20 @@ GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
 # --------------------------------------------------------------------------------------------------
 
 def _check_lam(lam, name: str = "lam"):
-    if isinstance(lam, str):   # exact decimal or p/q
-        try:
-            lam = Fraction(lam.strip())
-        except (ValueError, ZeroDivisionError):
-            raise ValueError(f"{name} must be a real number in (0, 1) such as 0.7 or 7/10, got {lam!r}") from None
-    check_real(lam, name, lower=0, lower_open=True)
-    if (mpmath.mpf(lam) if not isinstance(lam, Fraction) else lam) >= 1:
-        shown = str(lam) if isinstance(lam, Fraction) else repr(lam)
+    """``lam`` in (0, 1), exactly (int, float, Fraction, mpf; decimal strings such as ``"0.7"`` or
+    ``"7/10"`` and numpy/flint/SymPy/Decimal numbers are converted exactly)."""
+    try:
+        v = real(lam, name, allow_str=True, lower=0, lower_open=True)
+    except ValueError as exc:
+        if isinstance(lam, str):
+            raise ValueError(f"{name} must be a real number in (0, 1) such as 0.7 or 7/10, got {lam!r}") from exc
+        raise
+    if v >= 1:
+        shown = str(v) if isinstance(v, Fraction) else repr(lam)
         raise ValueError(f"{name} must be in (0, 1): {name}={shown} >= 1 means the arrival rate per "
                          f"server is at least the service rate 1, so the system is unstable "
                          f"(queues grow without bound and there is no stationary regime)")
-    return lam
+    return v
 
 
 def _check_d(d) -> int:
@@ -78,6 +92,29 @@ def _lam_mpf(lam):
     if isinstance(lam, sp.Basic):
         return mpmath.mpf(sp.N(lam, mpmath.mp.dps + 5))
     return mpmath.mpf(lam)
+
+
+def _one_minus_bits(lam) -> int:
+    """Bits needed to resolve ``1 - lam`` (so that log(lam) keeps ~60 significant bits)."""
+    if isinstance(lam, mpmath.mpf):
+        with mpmath.workprec(max(64, lam.context.prec if hasattr(lam, "context") else 64) + 64):
+            gap = mpmath.fsub(1, lam, exact=True)
+        return max(0, -int(mpmath.floor(mpmath.log(gap, 2)))) if gap > 0 else 0
+    g = 1 - Fraction(lam)
+    return max(0, g.denominator.bit_length() - g.numerator.bit_length() + 1)
+
+
+def _log_inv_lam(lam):
+    """``-log(lam) > 0`` as an mpf with ~20 correct digits, however close ``lam`` is to 1 or 0."""
+    bits = _one_minus_bits(lam)
+    with mpmath.workprec(96 + bits):
+        if isinstance(lam, mpmath.mpf):
+            gap = mpmath.fsub(1, lam, exact=True)
+        else:
+            g = 1 - Fraction(lam)
+            gap = mpmath.mpf(g.numerator) / g.denominator
+        L = -mpmath.log1p(-gap) if gap < 0.5 else -mpmath.log(_lam_mpf(lam))
+    return +L
 
 
 def _lam_sympy(lam):
@@ -155,6 +192,7 @@ class OdeSolution(ResultMixin):
     method: str
     dps: int | None = None
     s_mp: list | None = None   # list of lists of mpf when dps was given
+    tail_max_exact: Any = field(default=None, repr=False)   # mpf with dps (no float underflow)
 
     @property
     def mean_queue_length(self) -> np.ndarray:
@@ -198,8 +236,7 @@ class Supermarket:
     def __init__(self, d, lam, *, tail_tol: float = 1e-15):
         self.d = _check_d(d)
         self.lam = _check_lam(lam)
-        check_real(tail_tol, "tail_tol", lower=0, upper=0.5, lower_open=True)
-        self.tail_tol = float(tail_tol)
+        self.tail_tol = real_float(tail_tol, "tail_tol", lower=0, upper=0.5, lower_open=True)
         self.K = self.truncation_level(self.tail_tol)
 
     def __repr__(self) -> str:
@@ -212,29 +249,69 @@ class Supermarket:
 
     def tail_bound(self, K: int):
         """Rigorous upper bound on ``sum_{k > K} s_k^*`` (mpf at the current precision)."""
-        lam = _lam_mpf(self.lam)
-        s_next = lam ** self.exponent(K + 1)
-        ratio = lam ** (self.d ** (K + 1)) if self.d > 1 else lam
-        return s_next / (1 - ratio)
+        K = integer(K, "K", min_value=0)
+        with mpmath.workprec(max(mpmath.mp.prec, 64 + _one_minus_bits(self.lam))):
+            lam = _lam_mpf(self.lam)
+            L = _log_inv_lam(self.lam)
+            s_next = mpmath.exp(-L * self.exponent(K + 1))
+            ratio = mpmath.exp(-L * (self.d ** (K + 1))) if self.d > 1 else lam
+            out = s_next / (1 - ratio) if ratio < 1 else mpmath.inf
+        return +out
+
+    def _log_tail_bound(self, K: int, prec: int = 96):
+        """log of :meth:`tail_bound` (no underflow for deep levels) at ``prec`` bits."""
+        with mpmath.workprec(prec):
+            L = _log_inv_lam(self.lam)
+            lr = -L * (self.d ** (K + 1) if self.d > 1 else 1)      # log ratio < 0
+            return -L * self.exponent(K + 1) - mpmath.log(-mpmath.expm1(lr))
 
     def truncation_level(self, tol) -> int:
-        """Least ``K >= 1`` with :meth:`tail_bound` ``(K) <= tol``."""
-        with mpmath.workdps(30):
-            tol = mpmath.mpf(tol)
-            lo_lam = mpmath.log(_lam_mpf(self.lam))
-            K = 1
-            while True:
-                # compare in logs: s_{K+1} = exp(e_{K+1} log lam)
-                e = self.exponent(K + 1)
-                log_s = e * lo_lam
-                if log_s < mpmath.log(tol) - 5:   # cheap and safe: ratio term below is >= 1 - lam
-                    if self.tail_bound(K) <= tol:
-                        return K
-                elif self.tail_bound(K) <= tol:
+        """Least ``K >= 1`` with :meth:`tail_bound` ``(K) <= tol``.
+
+        Closed form for ``d = 1`` (``K ~ log(1/(tol (1 - lam)))/log(1/lam)``, evaluated with enough
+        bits to fix every digit of ``K`` and then adjusted by at most a few exact comparisons), a
+        short scan for ``d >= 2`` (the bound falls doubly exponentially), so this is instant for
+        every ``lam`` in (0, 1) and every ``tol > 0``; ``K`` itself may be huge (``d = 1``, ``lam``
+        near 1), which only the methods that store ``K`` levels refuse."""
+        tol = real(tol, "tol", lower=0, lower_open=True)
+        with mpmath.workprec(96):
+            ltol = mpmath.log(_lam_mpf(tol) if not isinstance(tol, Fraction) else
+                              mpmath.mpf(tol.numerator) / tol.denominator)
+        if self.d == 1:
+            with mpmath.workprec(96):
+                L = _log_inv_lam(self.lam)
+                K0 = (-ltol - mpmath.log(-mpmath.expm1(-L))) / L
+            prec = 96 + max(0, int(mpmath.log(abs(K0) + 2, 2)))
+            with mpmath.workprec(prec):
+                L = _log_inv_lam(self.lam)
+                K0 = (-ltol - mpmath.log(-mpmath.expm1(-L))) / L
+                K = max(1, int(mpmath.ceil(K0)) - 1)
+            for _ in range(64):
+                if K > 1 and self._log_tail_bound(K - 1, prec) <= ltol:
+                    K -= 1
+                elif self._log_tail_bound(K, prec) > ltol:
+                    K += 1
+                else:
                     return K
-                K += 1
-                if K > 10 ** 7:  # pragma: no cover - cannot happen for lam < 1
-                    raise RuntimeError("truncation level search did not terminate")
+            raise PrecisionError("truncation_level did not settle")  # pragma: no cover
+        K = 1
+        while self._log_tail_bound(K) > ltol:
+            K += 1
+        return K
+
+    def _lam_precision(self):
+        """Context: the current precision plus the bits that resolve ``1 - lam`` and ``lam`` itself
+        (so that powers ``lam^e`` with huge ``e`` keep their relative accuracy)."""
+        # resolve 1 - lam (near 1) and absorb the amplification of lam's rounding by exponents up
+        # to ~ log(1/tol)/(1 - lam): twice the bits of 1/(1 - lam), plus a margin
+        return mpmath.workprec(mpmath.mp.prec + 2 * _one_minus_bits(self.lam) + 48)
+
+    def _check_levels(self, K: int, limit: int, what: str) -> None:
+        if K > limit:
+            raise BudgetError(f"Supermarket(d={self.d}, lam={self.lam!r}).{what}: needs K={K} levels for the "
+                              f"tail tolerance, more than the limit {limit} (the tail of s_k = lam^k decays "
+                              f"slowly for d = 1 and lam near 1); use mean_queue_length() (closed form), or "
+                              f"a larger tail_tol")
 
     # --- symbolic definition -------------------------------------------------------------------
     @staticmethod
@@ -249,6 +326,7 @@ class Supermarket:
         ``symbolic_parameters=True`` keeps ``lam`` and ``d`` as symbols.
         """
         K = self.K if K is None else check_int(K, "K", min_value=1)
+        self._check_levels(K, MAX_LEVELS, "drift")
         s = (sp.Integer(1),) + tuple(self.symbols(K)) + (sp.Integer(0),)
         if symbolic_parameters:
             lam = sp.Symbol("lambda", positive=True)
@@ -259,7 +337,8 @@ class Supermarket:
 
     def equations(self, K: int | None = None) -> list:
         """The truncated ODE as a list of ``sympy.Eq(Derivative(s_k(t), t), rhs)``."""
-        K = self.K if K is None else K
+        K = self.K if K is None else check_int(K, "K", min_value=1)
+        self._check_levels(K, MAX_LEVELS, "equations")
         t = sp.Symbol("t", nonnegative=True)
         funcs = [sp.Function(f"s_{k}")(t) for k in range(1, K + 1)]
         rhs = self.drift(K).subs(dict(zip(self.symbols(K), funcs)))
@@ -290,7 +369,8 @@ class Supermarket:
         proof = self.symbolic_check()
         tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
         K = max(self.K, self.truncation_level(tol))
-        with working(dps):
+        self._check_levels(K, MAX_LEVELS, "fixed_point")
+        with working(dps), self._lam_precision():
             lam = _lam_mpf(self.lam)
             s = [lam ** self.exponent(k) for k in range(K + 1)]
             ext = s + [mpmath.mpf(0)]
@@ -311,7 +391,7 @@ class Supermarket:
         dps = check_dps(dps)
 
         def compute(w):
-            with mpmath.workdps(w):
+            with mpmath.workdps(w), self._lam_precision():
                 lam = _lam_mpf(self.lam)
                 if self.d == 1:          # M/M/1: sum_k lam^k = lam/(1 - lam)
                     return lam / (1 - lam)
@@ -330,19 +410,21 @@ class Supermarket:
 
         def compute(w):
             with mpmath.workdps(w):
-                return self.mean_queue_length(w) / _lam_mpf(self.lam)
+                mql = self.mean_queue_length(w)
+                with self._lam_precision():
+                    return mql / _lam_mpf(self.lam)
         return agree_at_two_precisions(compute, dps, what="sojourn time")
 
     def delay_probability(self, dps: int = DEFAULT_DPS):
         r"""Stationary probability that an arriving task has to wait: in the mean field it joins a
         busy queue iff all ``d`` sampled queues are busy, :math:`s_1^d = \lambda^d`."""
         dps = check_dps(dps)
-        with working(dps):
+        with working(dps), self._lam_precision():
             return rounded(_lam_mpf(self.lam) ** self.d, dps)
 
     # --- transient -----------------------------------------------------------------------------
     def ode(self, s0=None, t=10.0, *, dps: int | None = None, rtol: float = 1e-10,
-            atol: float = 1e-13) -> OdeSolution:
+            atol: float = 1e-13, max_steps: int = MAX_ODE_STEPS, max_seconds=None) -> OdeSolution:
         r"""Solve the truncated mean-field ODE from ``s0``.
 
         Parameters
@@ -356,59 +438,86 @@ class Supermarket:
         dps : int, optional
             ``None``: float64 with SciPy ``solve_ivp`` (DOP853, ``rtol``/``atol``). An integer:
             mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
-            precision (values in ``OdeSolution.s_mp``).
+            precision (values in :attr:`OdeSolution.s_mp`).
+        max_steps : int
+            Budget of the explicit integrator, estimated up front as ``2 (d + 1) t_end`` steps
+            (default ``10**6``): a longer horizon is refused at once (the solution is at the fixed
+            point long before: use :meth:`fixed_point`).
+        max_seconds : float, optional
+            Wall-clock budget (:class:`~symloss.core.validation.TimeLimitExceeded`), checked at every
+            evaluation of the right-hand side.
 
         The truncation level starts at ``max(K + 1, len(s0) + 1)`` and is doubled until the largest
         value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or
-        ``10^-(dps+5)`` with ``dps``).
+        ``10^-(dps+5)`` with ``dps``); at most ``2000`` levels (``300`` with ``dps``).
         """
         s0v = _check_s0(s0)
         tt = _check_times(t)
-        tol = self.tail_tol if dps is None else min(self.tail_tol, 10.0 ** (-(check_dps(dps) + 5)))
+        if dps is not None:
+            dps = check_dps(dps)
+        max_steps = integer(max_steps, "max_steps", min_value=1)
+        deadline = Deadline(max_seconds, "Supermarket.ode")
+        steps = 2.0 * (self.d + 1) * float(tt[-1])
+        if steps > max_steps:
+            raise BudgetError(f"Supermarket.ode: t_end={float(tt[-1]):g} needs about {steps:.3g} explicit steps, "
+                              f"more than max_steps={max_steps}; the ODE reaches its fixed point long before "
+                              f"(use fixed_point()), or raise max_steps")
+        if dps is None:
+            tol = mpmath.mpf(self.tail_tol)
+        else:
+            tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
         K = max(self.K + 1, len(s0v) + 1, self.truncation_level(tol) + 1 if dps is not None else 0)
+        limit = MAX_ODE_LEVELS if dps is None else MAX_ODE_MP_LEVELS
         for _ in range(8):
+            self._check_levels(K, limit, "ode" if dps is None else "ode(dps=...)")
             if dps is None:
-                sol = self._ode_float(s0v, tt, K, rtol, atol)
-                if sol.tail_max <= tol:
-                    sol.tail_tol = tol
-                    return sol
+                sol = self._ode_float(s0v, tt, K, rtol, atol, deadline)
             else:
-                sol = self._ode_mp(s0v, tt, K, dps)
-                if sol.tail_max <= tol:
-                    sol.tail_tol = tol
-                    return sol
+                sol = self._ode_mp(s0v, tt, K, dps, deadline)
+            if sol.tail_max_exact <= tol:
+                sol.tail_tol = float(tol) if float(tol) > 0 else 0.0
+                return sol
             K *= 2
-        raise PrecisionError(f"ODE truncation: s_K(t) stays above the tail tolerance {tol:g} even at "
-                             f"K={K}; the initial state has too heavy a tail for t <= {tt[-1]}")
+        raise PrecisionError(f"ODE truncation: s_K(t) stays above the tail tolerance {mpmath.nstr(tol, 3)} "
+                             f"even at K={K}; the initial state has too heavy a tail for t <= {tt[-1]}")
 
-    def _ode_float(self, s0v, tt, K, rtol, atol) -> OdeSolution:
+    def _ode_float(self, s0v, tt, K, rtol, atol, deadline=None) -> OdeSolution:
         from scipy.integrate import solve_ivp
         f = self._numeric_drift(K, "numpy")
         y0 = np.zeros(K)
-        y0[: len(s0v) - 1] = np.asarray([float(x) for x in s0v[1:]], dtype=float)
+        y0[: len(s0v) - 1] = np.asarray([real_float(x, "s0") for x in s0v[1:]], dtype=float)
 
         def rhs(_t, y):
+            if deadline is not None:
+                deadline.check(f"at t={_t:.6g}")
             return np.asarray(f(*y), dtype=float).ravel()
         if tt[-1] == 0:
             Y = y0[None, :]
         else:
             r = solve_ivp(rhs, (0.0, float(tt[-1])), y0, method="DOP853", t_eval=tt, rtol=rtol, atol=atol)
             if not r.success:  # pragma: no cover
-                raise RuntimeError(f"solve_ivp failed: {r.message}")
+                raise PrecisionError(f"solve_ivp failed: {r.message}")
             Y = r.y.T
         S = np.hstack([np.ones((len(tt), 1)), np.clip(Y, 0.0, 1.0)])
-        return OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
-                           f"scipy solve_ivp DOP853 rtol={rtol:g} atol={atol:g}, truncated at K={K}")
+        sol = OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
+                          f"scipy solve_ivp DOP853 rtol={rtol:g} atol={atol:g}, truncated at K={K}")
+        sol.tail_max_exact = sol.tail_max
+        return sol
 
-    def _ode_mp(self, s0v, tt, K, dps) -> OdeSolution:
+    def _ode_mp(self, s0v, tt, K, dps, deadline=None) -> OdeSolution:
         f = self._numeric_drift(K, "mpmath")
+
+        def rhs(_t, y):
+            if deadline is not None:
+                deadline.check(f"mpmath odefun at t={mpmath.nstr(_t, 6)}")
+            return list(f(*y))
 
         def compute(w):
             with mpmath.workdps(w):
                 y0 = [mpmath.mpf(0)] * K
                 for i, x in enumerate(s0v[1:]):
                     y0[i] = mpmath.mpf(x) if not isinstance(x, Fraction) else mpmath.mpf(x.numerator) / x.denominator
-                F = mpmath.odefun(lambda _t, y: list(f(*y)), 0, y0)
+                F = mpmath.odefun(rhs, 0, y0)
                 out = []
                 for ti in tt:
                     out.extend(F(mpmath.mpf(ti)))
@@ -424,9 +533,11 @@ class Supermarket:
         rows = [list(vals[i * K:(i + 1) * K]) for i in range(len(tt))]
         S = np.array([[1.0] + [float(v) for v in row] for row in rows])
         s_mp = [[mpmath.mpf(1)] + row for row in rows]
-        return OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
-                           f"mpmath odefun (Taylor series) at {dps} digits, two precisions, K={K}",
-                           dps=dps, s_mp=s_mp)
+        sol = OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
+                          f"mpmath odefun (Taylor series) at {dps} digits, two precisions, K={K}",
+                          dps=dps, s_mp=s_mp)
+        sol.tail_max_exact = max(abs(row[-1]) for row in s_mp)     # mpf: no underflow below 1e-308
+        return sol
 
 
 def _lam_key(lam):
@@ -479,11 +590,21 @@ def _check_s0(s0):
         return [1.0]
     if isinstance(s0, (str, bytes)):
         raise TypeError("s0 must be a sequence of tail fractions (s_0 = 1, s_1, ...), got a string")
-    vals = list(s0)
+    if isinstance(s0, np.ndarray):
+        if s0.dtype.kind not in "iuf":
+            raise TypeError(f"s0 must be real tail fractions, got an array of dtype {s0.dtype}")
+        vals = list(s0.ravel())
+    else:
+        try:
+            vals = list(s0)
+        except TypeError:
+            raise TypeError(f"s0 must be a sequence of tail fractions (s_0 = 1, s_1, ...), got "
+                            f"{type(s0).__name__}") from None
     if len(vals) == 0:
         raise ValueError("s0 must contain at least s_0 = 1")
-    for i, x in enumerate(vals):
-        check_real(x, f"s0[{i}]", lower=0, upper=1)
+    if len(vals) > MAX_ODE_LEVELS:
+        raise BudgetError(f"s0 has {len(vals)} levels, more than the ODE limit {MAX_ODE_LEVELS}")
+    vals = [check_real(x, f"s0[{i}]", lower=0, upper=1) for i, x in enumerate(vals)]
     if vals[0] != 1:
         raise ValueError(f"s0[0] must be 1 (the fraction of servers with at least 0 tasks), got {vals[0]!r}")
     for i in range(1, len(vals)):
@@ -494,16 +615,14 @@ def _check_s0(s0):
 
 
 def _check_times(t):
-    if isinstance(t, numbers.Real) and not isinstance(t, bool):
-        check_real(t, "t", lower=0)
-        return np.linspace(0.0, float(t), 201)
-    arr = np.asarray(t, dtype=float).ravel()
+    if not isinstance(t, (np.ndarray, list, tuple)):
+        T = real_float(t, "t", lower=0)
+        return np.linspace(0.0, T, 201)
+    arr = real_array(t, "t", lower=0).ravel()
     if arr.size == 0:
         raise ValueError("t must contain at least one time")
-    if not np.all(np.isfinite(arr)) or np.any(arr < 0):
-        raise ValueError(f"t must be finite times >= 0, got {t!r}")
+    if arr.size > 10 ** 6:
+        raise BudgetError(f"t has {arr.size} output times, more than the limit 1e6")
     if np.any(np.diff(arr) < 0):
         raise ValueError("t must be non-decreasing")
     return arr
-
-

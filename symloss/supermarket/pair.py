@@ -8,8 +8,11 @@ import numpy as np
 
 from ..core.precision import PrecisionError
 from ..core.results import ResultMixin
-from ..core.validation import check_int, check_real
-from .meanfield import Supermarket, _check_lam
+from ..core.validation import BudgetError, Deadline, TimeLimitExceeded, check_int, real_float
+from .meanfield import Supermarket
+from .simulate import _lam_float
+
+MAX_PAIR_STATES = 100_000       # (K + 1)^2 states of the pair chain (sparse LU ~ K^3: ~20 s at the limit)
 
 # --------------------------------------------------------------------------------------------------
 # pair approximation (Gast 2015), d = 2 on k-regular graphs
@@ -66,7 +69,8 @@ def _pair_drift(x: np.ndarray, k: int, lam: float) -> np.ndarray:
     return dx
 
 
-def pair_approximation(k: int, lam: float, *, tol: float = 1e-12) -> PairApproximationResult:
+def pair_approximation(k: int, lam: float, *, tol: float = 1e-12, max_states: int = MAX_PAIR_STATES,
+                       max_seconds=120.0) -> PairApproximationResult:
     r"""Stationary mean queue length of the pair approximation for JSQ(2) on ``k``-regular graphs.
 
     Model (d = 2): a task arriving at ``u`` picks one neighbour ``w`` uniformly among the ``k``
@@ -93,6 +97,17 @@ def pair_approximation(k: int, lam: float, *, tol: float = 1e-12) -> PairApproxi
     is doubled until :math:`P(Q = K) <` ``tol``. Derived here from the model description; the
     ring (``k = 2``) value at ``lam = 0.7`` is about 1.255.
 
+    Budgets: the chain has :math:`(K+1)^2` states; a truncation needing more than ``max_states``
+    (default ``1e5``, about 20 s) is refused with a :class:`~symloss.core.validation.BudgetError` before the
+    linear solve (heavy tails: ``lam`` close to 1, especially for small ``k``); after each truncation
+    the geometric decay of the marginal predicts the ``K`` that ``tol`` needs, and a prediction beyond
+    the budget is refused at once. ``max_seconds`` (default 120; ``None``: no limit) bounds the
+    wall-clock time: checked between the linear solves, a solve predicted (``~K^3`` from the previous
+    one) to end past it is not begun, and the linear convergence of the self-consistent iteration
+    predicts its remaining steps, so a run that cannot finish in time stops early with
+    :class:`~symloss.core.validation.TimeLimitExceeded` (and one that cannot finish in 5000 steps
+    with :class:`~symloss.PrecisionError`).
+
     Parameters
     ----------
     k : int >= 1
@@ -113,16 +128,43 @@ def pair_approximation(k: int, lam: float, *, tol: float = 1e-12) -> PairApproxi
     1.2022
     """
     k = check_int(k, "k", min_value=1)
-    lam = float(_check_lam(lam))
-    check_real(tol, "tol", lower=0, upper=1e-3, lower_open=True)
+    lam = _lam_float(lam)
+    tol = real_float(tol, "tol", lower=0, upper=1e-3, lower_open=True)
+    max_states = check_int(max_states, "max_states", min_value=16)
+    deadline = Deadline(max_seconds, "pair_approximation")
     mf = Supermarket(2, lam)
     K = max(2 * mf.K + 4, 12)
     h = None
+    import time
+    last = None                      # (K, seconds) of the previous truncation's solves
     for _ in range(12):
-        x, h, iters = _pair_stationary(k, lam, K, h)
+        if (K + 1) ** 2 > max_states:
+            raise BudgetError(f"pair_approximation(k={k}, lam={lam}): the truncation K={K} has {(K + 1) ** 2} "
+                              f"states, more than max_states={max_states} (the queue tail is too heavy for "
+                              f"tol={tol:g}); raise tol or max_states")
+        if last is not None and deadline.limit is not None:
+            # sparse LU on the (K+1)^2 grid: time ~ K^3 (nested-dissection fill-in)
+            predicted = last[1] * ((K + 1) / (last[0] + 1)) ** 3
+            if deadline.elapsed + predicted > deadline.limit:
+                raise TimeLimitExceeded(f"pair_approximation: the solve at K={K} is estimated to take "
+                                        f"{predicted:.3g} s, beyond max_seconds={deadline.limit:g} "
+                                        f"({deadline.elapsed:.2f} s used)")
+        t0 = time.perf_counter()
+        x, h, iters = _pair_stationary(k, lam, K, h, deadline=deadline)
+        last = (K, time.perf_counter() - t0)
         p = x.sum(axis=1)
         if p[-1] < tol:
             break
+        # the marginal decays geometrically: predict the truncation tol needs and refuse it at once
+        # when it is beyond the budget (the next solves would only confirm the refusal, slowly)
+        i0, i1 = max(1, K // 3), max(2, (2 * K) // 3)
+        if p[i1] > 0 and p[i0] > p[i1]:
+            rate = (p[i1] / p[i0]) ** (1.0 / (i1 - i0))
+            K_need = int(i1 + np.log(tol / p[i1]) / np.log(rate)) + 2 if rate < 1 else None
+            if K_need is not None and (K_need + 1) ** 2 > max_states:
+                raise BudgetError(f"pair_approximation(k={k}, lam={lam}): P(Q = k) decays like {rate:.6g}^k, so "
+                                  f"tol={tol:g} needs about K={K_need} levels, {(K_need + 1) ** 2:.3g} states, "
+                                  f"more than max_states={max_states}; raise tol or max_states")
         K = int(1.5 * K) + 4
     else:
         raise PrecisionError(f"pair_approximation: P(Q = K) = {p[-1]:.3g} stays above tol={tol:g} at K={K}")
@@ -143,7 +185,7 @@ def _pair_h(x: np.ndarray) -> np.ndarray:
     return np.where(p > 0, (x * G).sum(axis=1) / np.where(p > 0, p, 1.0), 0.0)
 
 
-def _pair_stationary(k: int, lam: float, K: int, h0, max_iter: int = 5000):
+def _pair_stationary(k: int, lam: float, K: int, h0, max_iter: int = 5000, deadline=None, iter_offset: int = 0):
     """Self-consistent solve: for a given conditional comparison term ``h`` the pair process is a
     linear CTMC on ``{0..K}^2``; solve its stationary law (sparse LU), recompute ``h``, repeat
     (with Anderson-free plain iteration, which contracts here) until ``h`` moves by < 1e-15."""
@@ -163,6 +205,7 @@ def _pair_stationary(k: int, lam: float, K: int, h0, max_iter: int = 5000):
     st = (I * K1 + J).ravel()
     n = K1 * K1
     x = None
+    deltas: list = []
     for it in range(1, max_iter + 1):
         A = (2.0 * lam / k) * G + (2.0 * lam * (k - 1) / k) * h[:, None]
         A[-1, :] = 0.0
@@ -188,6 +231,8 @@ def _pair_stationary(k: int, lam: float, K: int, h0, max_iter: int = 5000):
         M = sps.csc_matrix((tv, (tr, tc)), shape=(n, n))
         rhs = np.zeros(n)
         rhs[0] = 1.0
+        if deadline is not None:
+            deadline.check(f"K={K}, iteration {it}")
         pi = spla.spsolve(M, rhs)
         x = np.clip(pi.reshape(K1, K1), 0.0, None)
         x = 0.5 * (x + x.T)
@@ -197,6 +242,26 @@ def _pair_stationary(k: int, lam: float, K: int, h0, max_iter: int = 5000):
         h = h_new
         if delta < 1e-15:
             break
+        deltas.append(delta)
+        if len(deltas) >= 50 and deltas[-17] > deltas[-9] > delta > 1e-11:
+            # settled linear convergence (two successive windows contract at the same rate, above the
+            # rounding-noise floor, after 50 steps): predict the remaining iterations and refuse early
+            # when they cannot finish within max_iter or within the time budget
+            rate = (delta / deltas[-9]) ** (1.0 / 8)
+            rate0 = (deltas[-9] / deltas[-17]) ** (1.0 / 8)
+            if not abs(np.log(rate) - np.log(rate0)) < 0.05 * abs(np.log(rate)):
+                continue
+            remaining = np.log(1e-15 / delta) / np.log(rate)
+            if it + remaining > max_iter:
+                raise PrecisionError(f"pair_approximation: the self-consistent iteration at K={K} contracts "
+                                     f"by {rate:.6f} per step and would need about {it + remaining:.3g} "
+                                     f"iterations, more than {max_iter}")
+            if deadline is not None and deadline.limit is not None:
+                per = deadline.elapsed / max(1, it + iter_offset)
+                if deadline.elapsed + remaining * per > deadline.limit:
+                    raise TimeLimitExceeded(
+                        f"pair_approximation: about {remaining:.3g} more iterations at K={K} (~{remaining * per:.3g} "
+                        f"s), beyond max_seconds={deadline.limit:g} ({deadline.elapsed:.2f} s used)")
     else:
         raise PrecisionError(f"pair_approximation: self-consistent iteration did not converge at K={K}")
     return x, h, it

@@ -12,9 +12,21 @@ import numpy as np
 from ..core.random import child, seed_sequence
 from ..core.results import ResultMixin
 from ..core.stats import t_quantile
-from ..core.validation import check_choice, check_int, check_real
+from ..core.validation import (
+    BudgetError,
+    boolean,
+    check_budget,
+    check_choice,
+    check_int,
+    check_max_bytes,
+    integer,
+    real_float,
+)
 from .graphs import Graph, _graph_from_user, make_graph
 from .meanfield import _check_d, _check_lam
+
+MAX_D_SIMULATION = 10_000       # the kernels keep d - 1 sampled neighbours per event in buffers
+DEFAULT_MAX_EVENTS = 1e9        # about a minute at ~2e7 events per second
 
 # --------------------------------------------------------------------------------------------------
 # simulation
@@ -66,7 +78,10 @@ class SimulationResult(ResultMixin):
 
     @property
     def events_per_second(self) -> float:
-        return self.events / self.seconds if self.seconds > 0 else float("nan")
+        """Events per second of kernel time (0 when no event happened; never NaN)."""
+        if self.events == 0:
+            return 0.0
+        return self.events / max(self.seconds, 1e-9)
 
     @property
     def sojourn_time(self) -> float:
@@ -135,10 +150,42 @@ def _validate_graph_for(g: Graph, d: int, replace: bool) -> None:
                              f"Use replace=True or a smaller d")
 
 
+def _lam_float(lam) -> float:
+    """``lam`` in (0, 1), exactly checked, rounded once to float64 (refusing an underflow to 0)."""
+    return real_float(_check_lam(lam), "lam")
+
+
+def _check_initial(initial, Nv: int, max_level: int):
+    """Initial queue lengths: a length-N integer array-like of non-negative values <= max_level,
+    copied to int32 (the caller's array is never changed)."""
+    if isinstance(initial, (str, bytes)) or np.isscalar(initial):
+        raise TypeError(f"initial must be an integer array of N={Nv} queue lengths, got {type(initial).__name__}")
+    try:
+        arr = np.asarray(initial)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"initial must be an integer array of N={Nv} queue lengths: {exc}") from None
+    if arr.dtype == object:                        # e.g. Python ints beyond int64, mixed objects
+        flat = [integer(v, f"initial[{i}]", min_value=0, max_value=max_level) for i, v in enumerate(arr.ravel())]
+        arr = np.asarray(flat, dtype=np.int64).reshape(arr.shape)
+    if arr.dtype.kind == "b" or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"initial must be an integer array of N={Nv} queue lengths, got dtype {arr.dtype}")
+    if arr.shape != (Nv,):
+        raise ValueError(f"initial must be an integer array of N={Nv} non-negative queue lengths, got shape "
+                         f"{arr.shape}")
+    if arr.size and arr.min() < 0:
+        i = int(np.argmin(arr))
+        raise ValueError(f"initial must be non-negative queue lengths, got initial[{i}]={int(arr[i])}")
+    if arr.size and int(arr.max()) > max_level:
+        i = int(np.argmax(arr))
+        raise BudgetError(f"initial[{i}]={int(arr[i])}: queue lengths above {max_level} do not fit the "
+                          f"occupancy profile in the memory budget (max_bytes) or in int32; start lower")
+    return arr.astype(np.int32, copy=True)
+
+
 def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=None, warmup=None,
                          record_every=None, replace: bool = False, initial=None, batches: int = 20,
                          method: str = "uniformized", N: int | None = None, k: int | None = None,
-                         c=None) -> SimulationResult:
+                         c=None, max_events=DEFAULT_MAX_EVENTS, max_bytes=None) -> SimulationResult:
     r"""Simulate the supermarket model JSQ(d) on a graph.
 
     Parameters
@@ -146,14 +193,16 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
     graph : Graph, str, networkx graph or scipy sparse matrix
         The graph (:func:`make_graph` output); a family name builds one with ``N``, ``k``, ``c`` and
         a child of ``seed``.
-    d : int >= 1
+    d : int, ``1 <= d <= 10000``
         The task compares the queue at its arrival vertex ``v`` with ``d - 1`` neighbours of ``v``.
-    lam : float in (0, 1)
-        Poisson arrival rate at every vertex (service rate 1).
+    lam : real in (0, 1)
+        Poisson arrival rate at every vertex (service rate 1); converted exactly and rounded once to
+        float64.
     t_end : float > 0
         Simulated time.
-    seed : int, SeedSequence or None
-        Same seed, same output (numba's generator is seeded inside the kernel from the seed sequence).
+    seed : int, sequence of ints, SeedSequence, Generator or None
+        Same seed, same output (numba's generator is seeded inside the kernel from the seed sequence;
+        a SeedSequence is not changed, a Generator is advanced by one draw).
     warmup : float, optional
         Transient discarded from the stationary estimates; default ``t_end / 5``.
     record_every : float, optional
@@ -164,7 +213,7 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         uniformly from the neighbour list (repeats possible). For ``d = 2`` the two coincide. On the
         complete graph the neighbours of ``v`` are the other ``N - 1`` vertices.
     initial : array of int, optional
-        Initial queue lengths (length ``N``); default: all queues empty.
+        Initial queue lengths (length ``N``, never modified); default: all queues empty.
     batches : int
         Number of batches for the batch-means confidence interval (default 20).
     N, k, c : optional
@@ -179,6 +228,13 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         length ``h``. ``record_every`` is rounded so that it divides ``t_end`` and ``warmup`` is
         rounded up to the recording grid. ``"event"``: classical event-driven simulation
         (exponential clock per event, busy-server list); same law, used as a cross-check.
+    max_events : float
+        Budget: the expected number of (potential) events ``(1 + lam) N t_end`` plus the initial tasks
+        may not exceed it (default ``1e9``, about a minute); checked before the run.
+    max_bytes : float, optional
+        Memory budget of the run (default 4 GiB): the queues, the recorded occupancy profile
+        (recordings x levels) and the buffers. A queue that grows beyond the levels the budget allows
+        stops the run with a :class:`~symloss.core.validation.BudgetError`.
 
     Returns
     -------
@@ -200,41 +256,43 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
     ``lam`` not close to 1; check by raising ``t_end``).
     """
     d = _check_d(d)
-    lam = float(_check_lam(lam))
-    check_real(t_end, "t_end", lower=0, lower_open=True)
-    t_end = float(t_end)
-    warmup = t_end / 5 if warmup is None else float(check_real(warmup, "warmup", lower=0, upper=t_end,
-                                                                 upper_open=True))
-    rec = t_end / 200 if record_every is None else float(check_real(record_every, "record_every", lower=0,
-                                                                      lower_open=True, upper=t_end))
+    if d > MAX_D_SIMULATION:
+        raise ValueError(f"d must be an integer in [1, {MAX_D_SIMULATION}] for the simulator, got {d}")
+    lam = _lam_float(lam)
+    t_end = real_float(t_end, "t_end", lower=0, lower_open=True)
+    warmup = t_end / 5 if warmup is None else real_float(warmup, "warmup", lower=0, upper=t_end, upper_open=True)
+    rec = t_end / 200 if record_every is None else real_float(record_every, "record_every", lower=0,
+                                                                lower_open=True, upper=t_end)
     batches = check_int(batches, "batches", min_value=2, max_value=10 ** 6)
-    if not isinstance(replace, (bool, np.bool_)):
-        raise TypeError(f"replace must be True or False, got {replace!r}")
-    seed_int, ss = _seed_int(seed)
+    replace = boolean(replace, "replace")
+    check_choice(method, "method", ("uniformized", "event"))
+    max_events = real_float(max_events, "max_events", lower=0, lower_open=True)
+    max_bytes = check_max_bytes(max_bytes)
+    ss = _seed_seq(seed)
+    seed_int = int(ss.generate_state(1, dtype=np.uint32)[0])
     if isinstance(graph, str):
-        graph = make_graph(graph, N, k=k, c=c, seed=np.random.default_rng(_child(ss, 0)))
+        if N is None:
+            raise TypeError(f"simulate_supermarket({graph!r}) needs N")
+        Nc = check_int(N, "N", min_value=1)
+        _check_run_budget(Nc, lam, t_end, rec, max_events, max_bytes, method)
+        graph = make_graph(graph, Nc, k=k, c=c, seed=np.random.default_rng(_child(ss, 0)), max_bytes=max_bytes)
     else:
         if N is not None or k is not None or c is not None:
             raise TypeError("N, k and c are only used when graph is a family name")
         graph = _graph_from_user(graph)
-    _validate_graph_for(graph, d, bool(replace))
+    _validate_graph_for(graph, d, replace)
     Nv = graph.N
+    n_rec = _check_run_budget(Nv, lam, t_end, rec, max_events, max_bytes, method)
+    # levels the recorded profile may use: (recordings x levels) int64 + 3 float arrays of levels
+    max_kcap = int(max(64, (max_bytes / 2 - 12.0 * Nv) / (8.0 * (n_rec + 4))))
+    max_kcap = min(max_kcap, 2 ** 30)
     if initial is None:
         q = np.zeros(Nv, dtype=np.int32)
     else:
-        q = np.asarray(initial)
-        if q.shape != (Nv,) or not np.issubdtype(q.dtype, np.integer) or (q < 0).any():
-            raise ValueError(f"initial must be an integer array of N={Nv} non-negative queue lengths")
-        q = q.astype(np.int32, copy=True)
-    check_choice(method, "method", ("uniformized", "event"))
-    if graph.complete:
-        indptr = np.zeros(1, dtype=np.int64)
-        indices = np.zeros(1, dtype=np.int32)
-        kreg = 0
-    else:
-        indptr, indices = graph.indptr, graph.indices
-        deg = np.diff(indptr)
-        kreg = int(deg[0]) if Nv > 0 and deg.min() == deg.max() else 0
+        q = _check_initial(initial, Nv, max_level=max_kcap // 2 - 1)
+        check_budget(float((1.0 + lam) * Nv * t_end + np.sum(q, dtype=np.float64)), max_events, "max_events",
+                     what=f"simulate_supermarket: the initial {int(np.sum(q, dtype=np.int64))} tasks plus the run",
+                     unit="events")
     if method == "uniformized":
         from ._kernels import _uniformized_kernel
         n_slots = max(1, int(round(t_end / rec)))
@@ -247,22 +305,27 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
         counts = np.random.default_rng(_child(ss, 1)).poisson((1.0 + lam) * Nv * rec, size=n_slots)
         t0 = time.perf_counter()
         rec_cnt, area, batch_area, n_arr, n_dep, n_dummy, kmax = _uniformized_kernel(
-            indptr, indices, kreg, bool(graph.complete), Nv, d, lam, bool(replace), q,
-            counts.astype(np.int64), rec, warm_slots, batches, seed_int)
+            indptr_of(graph)[0], indptr_of(graph)[1], indptr_of(graph)[2], bool(graph.complete), Nv, d, lam,
+            bool(replace), q, counts.astype(np.int64), rec, warm_slots, batches, seed_int, max_kcap)
         secs = time.perf_counter() - t0
         rec_t = np.arange(n_slots + 1) * rec
         method_text = ("uniformised exact simulation (numba): potential events at rate (1+lam)N, Poisson "
                        "count per recording interval, conditional-expectation time averages")
     else:
         from ._kernels import _simulate_kernel
+        indptr, indices, _ = indptr_of(graph)
         t0 = time.perf_counter()
         rec_t, rec_cnt, area, batch_area, n_arr, n_dep, kmax = _simulate_kernel(
             indptr, indices, bool(graph.complete), Nv, d, lam, bool(replace), q, t_end, warmup, rec,
-            batches, seed_int)
+            batches, seed_int, max_kcap)
         secs = time.perf_counter() - t0
         n_dummy = 0
         method_text = ("event-driven exact simulation (numba): exponential clock per event, busy-server "
                        "list for departures")
+    if kmax < 0:
+        raise BudgetError(f"simulate_supermarket: a queue grew beyond {max_kcap - 1} tasks, the most levels the "
+                          f"recorded occupancy profile can hold in max_bytes={max_bytes:.3g} "
+                          f"({n_rec} recordings); raise max_bytes or record_every (lam={lam} is close to 1?)")
     method_text += "; JSQ among v and d-1 neighbours, ties uniform; CI: batch means, Student t"
     K = int(kmax) + 1
     s = rec_cnt[:, :K + 1].astype(np.float64) / Nv
@@ -277,3 +340,24 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
                             method=method_text, dummy_events=int(n_dummy))
 
 
+def indptr_of(graph: Graph):
+    """(indptr, indices, kreg) for the kernels (dummies for the complete graph)."""
+    if graph.complete:
+        return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32), 0
+    deg = np.diff(graph.indptr)
+    kreg = int(deg[0]) if graph.N > 0 and deg.min() == deg.max() else 0
+    return graph.indptr, graph.indices, kreg
+
+
+def _check_run_budget(Nv, lam, t_end, rec, max_events, max_bytes, method) -> int:
+    """Refuse, before any allocation, a run whose events or memory exceed the budgets; returns the
+    number of recordings."""
+    events = (1.0 + lam) * Nv * t_end
+    check_budget(events, max_events, "max_events", what=f"simulate_supermarket: N={Nv}, t_end={t_end:g}",
+                 unit="events", hint="lower t_end or N, or raise max_events")
+    n_rec = t_end / rec + 2.0
+    per_vertex = 4.0 + (8.0 if method == "event" else 0.0)
+    mem = per_vertex * Nv + 8.0 * 64 * (n_rec + 4) + 8.0 * n_rec + 512 * 8.0 * 3
+    check_budget(mem, max_bytes, "max_bytes", what=f"simulate_supermarket: N={Nv} queues and {n_rec:.3g} recordings",
+                 unit="bytes", hint="lower N, or raise record_every")
+    return int(n_rec)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from fractions import Fraction
 from pathlib import Path
 

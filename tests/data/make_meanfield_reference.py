@@ -10,7 +10,6 @@ Methods (neither uses symloss's arb shooting / Newton code):
     B = u_C^d.
 Run:  python tests/data/make_meanfield_reference.py > tests/data/meanfield_reference.csv
 """
-import math
 import sys
 
 import mpmath

@@ -12,7 +12,7 @@ from flint import arb
 from hypothesis import given, strategies as st
 
 import symloss
-from symloss import (PrecisionError, erlang_b, erlang_b_ball, erlang_b_capacity, erlang_b_derivative,
+from symloss import (erlang_b, erlang_b_ball, erlang_b_capacity, erlang_b_derivative,
                      erlang_b_expr, erlang_b_float, erlang_b_load, log_erlang_b)
 from symloss.erlang import erlang_b_recursion
 

@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 from hypothesis import given, strategies as st
 
-from symloss import (JSQ, PowerOfD, PrecisionError, RandomRouting, RetrialOfD, crossing_loads, erlang_b,
+from symloss import (JSQ, PowerOfD, RandomRouting, RetrialOfD, crossing_loads, erlang_b,
                      threshold_load)
 from symloss.meanfield.models import BSYM, RHO
 

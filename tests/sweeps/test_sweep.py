@@ -7,7 +7,6 @@ run them. Reference values are computed independently in the tests (exact intege
 """
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import json
 import math
