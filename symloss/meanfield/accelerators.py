@@ -1076,8 +1076,11 @@ class JSQAccelerator(_Accelerator):
                                 dps, {"_x_work": x})  # mpf points
 
 
+#: the accelerator registered for :class:`~symloss.RetrialOfD` (and :class:`~symloss.RandomRouting`)
 RETRIAL = RetrialAccelerator()
+#: the accelerator registered for :class:`~symloss.PowerOfD`
 POWER = PowerAccelerator()
+#: the accelerator registered for :class:`~symloss.JSQ`
 JSQ_CLOSED_FORM = JSQAccelerator()
 register_accelerator(RetrialOfD, RETRIAL)
 register_accelerator(PowerOfD, POWER)

@@ -29,7 +29,7 @@ def physical_factor(P: sp.Poly, model) -> sp.Poly:
     Parameters
     ----------
     P : sympy.Poly
-        A polynomial in :data:`~symloss.RHO` and ``B`` vanishing at the model's blocking.
+        A polynomial in :data:`~symloss.core.model.RHO` and ``B`` vanishing at the model's blocking.
     model : MeanFieldModel
         The model whose certified blocking selects the factor.
 

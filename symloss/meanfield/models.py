@@ -125,7 +125,7 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         sympy.Expr
-            The rate, in :data:`~symloss.RHO` and the last state variable.
+            The rate, in :data:`~symloss.core.model.RHO` and the last state variable.
 
         Examples
         --------
@@ -137,7 +137,7 @@ class RetrialOfD(_Shipped):
         return RHO * sp.Add(*[p ** j for j in range(self.d)])
 
     def transitions(self):
-        """Arrivals ``x_k -> x_{k+1}`` at rate :math:`\rho (1 + p + \dots + p^{d-1}) x_k` and
+        r"""Arrivals ``x_k -> x_{k+1}`` at rate :math:`\rho (1 + p + \dots + p^{d-1}) x_k` and
         departures ``x_k -> x_{k-1}`` at rate ``k x_k`` (the definition).
 
         Returns
@@ -221,7 +221,7 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`count_symbols` and :data:`~symloss.RHO`; ``None`` with
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and :data:`~symloss.core.model.RHO`; ``None`` with
             replacement (the count chain is then the mean-field rates times ``N``).
 
         Examples
@@ -286,7 +286,7 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         sympy.Poly
-            Irreducible over the integers, in :data:`~symloss.RHO` and ``B``.
+            Irreducible over the integers, in :data:`~symloss.core.model.RHO` and ``B``.
 
         Raises
         ------
@@ -504,7 +504,7 @@ class PowerOfD(_TailStateModel):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`count_symbols` and :data:`~symloss.RHO`; ``None`` with
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and :data:`~symloss.core.model.RHO`; ``None`` with
             replacement (the count chain is then the mean-field rates times ``N``).
 
         Examples
@@ -589,7 +589,7 @@ class PowerOfD(_TailStateModel):
         Returns
         -------
         sympy.Poly
-            In :data:`~symloss.RHO` and ``B``.
+            In :data:`~symloss.core.model.RHO` and ``B``.
 
         Raises
         ------
