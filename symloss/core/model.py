@@ -1062,6 +1062,11 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
     --------
     MeanFieldModel
 
+    References
+    ----------
+    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+
     Examples
     --------
     Random routing to M/M/2/2 stations (blocking ``E(2, rho)``) in three lines:

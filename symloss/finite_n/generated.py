@@ -9,8 +9,9 @@ float64 code inside an event loop that
   ``R = 0``, stops the run with an error code naming the transition);
 * advances the clock by the expected holding time ``1/R`` (conditional Monte Carlo) and integrates
   ``b(n)`` and the counts over time;
-* picks transition ``j`` with probability ``r_j / R`` (xoshiro256**, the generator of the private ``symloss.finite_n._kernels``) and applies
-  its jump, checking that the counts stay in the state space (``0 <= n_i <= N``, monotone tails).
+* picks transition ``j`` with probability ``r_j / R`` (xoshiro256**, the generator of the private
+  ``symloss.finite_n._kernels``) and applies its jump, checking that the counts stay in the state
+  space (``0 <= n_i <= N``, monotone tails).
 
 The source is written to ``<cache>/count_kernel_<hash>.py`` (``hash``: SHA-256 of the source, so
 two definitions with the same rates share a kernel and an edited definition gets a new one) and

@@ -1,8 +1,9 @@
 r"""The shipped mean-field policies of load balancing between N loss stations of capacity C
-(Cuesta, Jonckheere, Prabhu and Brun 2026), each written **once**, as a :class:`~symloss.MeanFieldModel`: state variables, transitions (jump,
-rate per server; service rate ``mu = 1``), blocking expression and invariants. Nothing numerical is
-written here: solvers, closed forms and evaluators are derived from these definitions
-(:mod:`symloss.core.model`, :mod:`symloss.core.certify`) or are accelerators checked against them
+(Cuesta, Jonckheere, Prabhu and Brun 2026), each written **once**, as a
+:class:`~symloss.MeanFieldModel`: state variables, transitions (jump, rate per server; service rate
+``mu = 1``), blocking expression and invariants. Nothing numerical is written here: solvers, closed
+forms and evaluators are derived from these definitions (:mod:`symloss.core.model`,
+:mod:`symloss.core.certify`) or are accelerators checked against them
 (:mod:`symloss.meanfield.accelerators`).
 
 * :class:`RandomRouting` (``d = 1``): each server is an M/M/C/C station with load ``rho``.
@@ -221,8 +222,9 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and :data:`~symloss.core.model.RHO`; ``None`` with
-            replacement (the count chain is then the mean-field rates times ``N``).
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
+            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
+            mean-field rates times ``N``).
 
         Examples
         --------
@@ -504,8 +506,9 @@ class PowerOfD(_TailStateModel):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and :data:`~symloss.core.model.RHO`; ``None`` with
-            replacement (the count chain is then the mean-field rates times ``N``).
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
+            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
+            mean-field rates times ``N``).
 
         Examples
         --------

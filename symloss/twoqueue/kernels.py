@@ -38,7 +38,7 @@ class StructureError(ValueError):
 
 @dataclass
 class LevelKernels:
-    """Generated kernels (exact rates ``(c1, c0)``, rate = ``c1 * rho + c0``).
+    r"""Generated kernels (exact rates ``(c1, c0)``, rate = ``c1 * rho + c0``).
 
     ``states[K]`` lists the representatives of level ``K`` (lumped: ``(m, n)`` with ``m <= n``, one per
     class ``d = n - m``; unlumped: every state, ordered by ``m``). ``U[K]``, ``D[K]``, ``I[K]`` map
