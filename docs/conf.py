@@ -4,10 +4,8 @@ Build:  python -m sphinx -W -n -b html docs docs/_build/html
 
 The examples are doctests run by the test suite in their own namespace: the docstrings of every module
 of the reference (``tests/test_doctests.py``, ``tests/docs/test_module_doctests.py``) and the ``>>>``
-blocks of the guide pages (``tests/docs/test_docs_examples.py``).
-
-``SYMLOSS_DOCS_SCOPE=phase1`` leaves out the reference pages of the subpackages whose docstrings are
-being rewritten (``meanfield``, ``finite_n``, ``twoqueue``); the full build includes them.
+blocks of the guide pages (``tests/docs/test_docs_examples.py``). ``tests/docs/test_sphinx.py`` builds
+the whole reference with ``-W -n`` (no warning, every cross reference resolved).
 """
 from __future__ import annotations
 
@@ -36,11 +34,6 @@ extensions = [
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
 exclude_patterns = ["_build", "figures/*.pdf", "Thumbs.db", ".DS_Store"]
-PHASE2_PAGES = ["api/meanfield.rst", "api/finite_n.rst", "api/twoqueue.rst"]
-PHASE2_MODULES = ("symloss.meanfield", "symloss.finite_n", "symloss.twoqueue")
-PHASE1 = os.environ.get("SYMLOSS_DOCS_SCOPE", "full") == "phase1"
-if PHASE1:
-    exclude_patterns += PHASE2_PAGES
 
 # MyST: $...$ and $$...$$ math in the markdown pages, heading anchors for cross references
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence"]
@@ -127,18 +120,22 @@ class SymlossPublicNames(Directive):
                 reftype = "mod"
             item = nodes.list_item()
             para = nodes.paragraph()
-            if PHASE1 and target.startswith(PHASE2_MODULES):   # its page is left out of this build
-                para += nodes.literal(text=f"symloss.{name}")
-                para += nodes.Text(f"  ({target.rsplit('.', 1)[0]})")
-                item += para
-                table += item
-                continue
             ref = addnodes.pending_xref("", refdomain="py", reftype=reftype,
                                         reftarget=target.rsplit(".", 1)[0] if reftype == "mod" else target,
                                         refexplicit=True, refwarn=True)
             ref += nodes.literal(text=f"symloss.{name}")
             para += ref
             para += nodes.Text(f"  ({target.rsplit('.', 1)[0]})")
+            item += para
+            table += item
+        for name in getattr(symloss, "_SUBMODULES", ()):   # the subpackages, imported lazily as modules
+            item = nodes.list_item()
+            para = nodes.paragraph()
+            ref = addnodes.pending_xref("", refdomain="py", reftype="mod", reftarget=f"symloss.{name}",
+                                        refexplicit=True, refwarn=True)
+            ref += nodes.literal(text=f"symloss.{name}")
+            para += ref
+            para += nodes.Text("  (subpackage)")
             item += para
             table += item
         return [table]
@@ -174,8 +171,6 @@ def _resolve_public(app, env, node, contnode):
     new = _public_target(target)
     if new is None or new == target:
         return None
-    if PHASE1 and new.startswith(PHASE2_MODULES):
-        return contnode   # documented on a page this partial build leaves out
     domain = env.get_domain("py")
     node["reftarget"] = new
     try:

@@ -1,10 +1,11 @@
 """Generate notebooks/jsq_erlang_loss.ipynb (no outputs) with nbformat.
 
 Run:  python notebooks/make_jsq_erlang_loss.py
-The notebook is executed by tests/twoqueue/test_twoqueue.py with SYMLOSS_NOTEBOOK_SMALL=1. A full run
-(from the notebooks/ directory) writes the figures docs/figures/twoqueue_*.png:
-    cd notebooks && SYMLOSS_FIGDIR=../docs/figures jupyter nbconvert --to notebook --execute \
-        --output /tmp/jsq_run.ipynb jsq_erlang_loss.ipynb
+The notebook is executed by tests/twoqueue/test_twoqueue.py::test_notebook_executes with SYMLOSS_NOTEBOOK_SMALL=1 (figures to
+a temporary directory). A full run from the notebooks/ directory writes the figures (PDF and PNG, with
+their provenance in the metadata) to docs/figures/twoqueue_*.{pdf,png}:
+    cd notebooks && jupyter nbconvert --to notebook --execute --output /tmp/jsq_run.ipynb jsq_erlang_loss.ipynb
+(``SYMLOSS_FIGURE_DIR`` overrides the directory in both modes).
 """
 from __future__ import annotations
 
@@ -14,39 +15,43 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 CELLS = [
-    ("md", r"""# The shortest-queue version of the Erlang loss model (seed 003): five asymptotic regimes
+    ("md", r"""# The shortest-queue version of the Erlang loss model: five asymptotic regimes
 
 Two M/M/N/N stations fed by one Poisson stream (rate $\lambda$) under join-the-shortest-queue, ties
 split 1/2-1/2, an arrival lost only when all $2N$ servers are busy; $\rho=\lambda/\mu$, $a=N/\rho$
-(H. Yao and C. Knessl, *Stud. Appl. Math.* 120(2), 2008). Public API only: `symloss.TwoQueueJSQ`,
-`symloss.jsq_regime`, `symloss.twoqueue` (the definition), `proofs_check` (the claims).
+(H. Yao and C. Knessl, *On the Shortest Queue Version of the Erlang Loss Model*, Studies in Applied
+Mathematics 120(2), 2008). Public API only: `symloss.TwoQueueJSQ`, `symloss.jsq_regime`,
+`symloss.twoqueue` (the definition), `symloss.plot` (the figures), `proofs_check` (the claims). The figures
+are saved (PDF and PNG, with their provenance in the metadata) to `docs/figures/` in a full run and to a
+temporary directory in the small run (`SYMLOSS_FIGURE_DIR` overrides both).
 
 Contents: 1. the one definition and what is generated from it; 2. the exact solution (four methods);
 3. the derivations (SymPy, from the rules): outer law, corner law in closed form, blocking;
-4. one figure per regime (exact vs asymptotic, and the errors to $\rho=10^4$ on log-log axes);
-5. error tables with fitted exponents before and after the O(1/rho) corrections; 6. the claims;
+4. one figure per regime (exact vs asymptotic with the relative error on log-log axes) and the heat map
+of the joint law; 5. error tables with fitted exponents before and after the O(1/rho) corrections; 6. the claims;
 7. the $a = 1/4$ boundary."""),
     ("code", r"""import json
-import math
 import os
+import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import sympy as sp
 from IPython.display import Math, display
 
 import symloss
-from symloss import TwoQueueJSQ, jsq_regime
+from symloss import TwoQueueJSQ, jsq_regime, plot
 from symloss.twoqueue import RULES, Rule, definition, derivation
 
 SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"     # the test suite runs a reduced version
-FIGDIR = Path(os.environ.get("SYMLOSS_FIGDIR", "figures_small" if SMALL else "figures"))
-FIGDIR.mkdir(parents=True, exist_ok=True)
-RHO_FIG = 200 if SMALL else 1000          # load of the exact-vs-asymptotic panels
+FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
+                                                         else "../docs/figures"))
+FIG_DIR.mkdir(parents=True, exist_ok=True)
+# loads of the exact-vs-asymptotic figures (exact float solves up to N = a rho)
+RHOS = [50, 100, 200, 400] if SMALL else [50, 100, 200, 400, 800, 1600, 3200]
 # the stored error tables live in the repository's tests/data (not in the installed package)
 _here = [Path(os.environ["SYMLOSS_REPO"])] if "SYMLOSS_REPO" in os.environ else []
 _here += [Path.cwd(), *Path.cwd().parents, Path(symloss.__file__).resolve().parents[1]]
@@ -56,8 +61,9 @@ if DATA is None:
                             "symloss (or set SYMLOSS_REPO to the clone's root)")
 TABLES = json.loads((DATA / "twoqueue_error_tables.json").read_text())
 CASES = [("a>1/2", 1.0), ("a~1/2", 0.5), ("1/4<a<1/2", 0.35), ("a~1/4", 0.25), ("a<1/4", 0.15)]
-plt.rcParams.update({"figure.dpi": 110, "savefig.dpi": 200, "font.size": 9})
-print("small run" if SMALL else "full run", "; figures ->", FIGDIR)"""),
+REG_TEX = {"a>1/2": r"$a > 1/2$", "a~1/2": r"$a \approx 1/2$", "1/4<a<1/2": r"$1/4 < a < 1/2$",
+           "a~1/4": r"$a \approx 1/4$", "a<1/4": r"$a < 1/4$"}
+print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
     ("md", r"""## 1. One definition
 
 The model is the rule table `symloss.twoqueue.RULES`; `transitions(N, m, n)`, the balance equations, the
@@ -73,10 +79,11 @@ symmetric, so the solvers switch to the full states); the asymptotic derivations
     ("code", r"""Tie = type("Tie", (TwoQueueJSQ,), {"rules": tuple(
     Rule(r.jump, definition.rho / 3 if r.jump == (1, 0) else 2 * definition.rho / 3, r.when)
     if r.rate == definition.rho / 2 else r for r in RULES)})
-edited, seed = Tie(6, 5.0), TwoQueueJSQ(6, 5.0)
+edited, original = Tie(6, 5.0), TwoQueueJSQ(6, 5.0)
 fl, gen = edited.stationary_distribution(), edited.generic_solve()
 print("edited: max |float - generic sparse LU| =", float(np.max(np.abs(fl.p - gen))))
-print("P(first queue has 0 busy):  seed", seed.stationary_distribution().marginal()[0], " edited", fl.p[0].sum())
+print("P(first queue has 0 busy):  original", original.stationary_distribution().marginal()[0],
+      " edited", fl.p[0].sum())
 try:
     edited.asymptotic("marginal")
 except derivation.DerivationError as exc:
@@ -116,60 +123,41 @@ print("checks:", "; ".join(law.checks))"""),
     display(Math(r"\text{" + reg + r":}\quad p(N,N) \approx " + sp.latex(derivation.blocking_expansion(reg, 1))))"""),
     ("md", r"""## 4. One figure per regime
 
-Left: the law of the less occupied queue, exact and asymptotic (leading order and with the O(1/rho)
-correction), at $\rho$ = `RHO_FIG`; middle: the relative error of the two approximations;
-right: errors against $\rho$ up to $10^4$ (stored tables, `tests/data/twoqueue_error_tables.json`) on log-log
-axes, dashed = leading order, solid = corrected, grey = reference slopes."""),
+The mean imbalance $E|m-n|$ of the two stations at $N = a\rho$, exact (float solution of the full chain,
+verified on its balance equations) and asymptotic (the regime's formulas with their $O(1/\rho)$
+corrections, `TwoQueueJSQ.asymptotic`), against $\rho$ on log-log axes; below, the relative error
+$|E_{\rm asympt}/E_{\rm exact} - 1|$ with the reference slope $\rho^{-2}$ ($\rho^{-1}$ at $a \sim 1/2$, where the
+corrections are $O(\rho^{-1/2})$). The errors of the whole joint law up to $\rho = 10^4$ are in the tables of
+section 5."""),
     ("code", r"""def regime_figure(reg, a):
-    N = int(round(a * RHO_FIG))
-    model = TwoQueueJSQ(N, float(RHO_FIG))
-    ex = model.stationary_distribution().marginal_min()
-    a0 = model.asymptotic("marginal_min", regime=reg, order=0)
-    a1 = model.asymptotic("marginal_min", regime=reg, order=1)
-    k = np.arange(N + 1)
-    sel = ex > 1e-30 * ex.max()
-    fig, axes = plt.subplots(1, 3, figsize=(12.5, 3.4), constrained_layout=True)
-    ax = axes[0]
-    ax.semilogy(k[sel], ex[sel], "k-", lw=2.2, label="exact")
-    ax.semilogy(k[sel], a0[sel], "C1--", lw=1.2, label="asymptotic, leading")
-    ax.semilogy(k[sel], a1[sel], "C0:", lw=1.6, label=r"asymptotic, with $O(1/\rho)$")
-    ax.set_xlabel(r"$k$ (busy servers in the less occupied station)")
-    ax.set_ylabel(r"$P(\min(m,n)=k)$")
-    ax.set_title(f"{reg}: a = {a}, N = {N}, rho = {RHO_FIG} Erlang")
-    ax = axes[1]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ax.semilogy(k[sel], np.abs(a0[sel] / ex[sel] - 1), "C1--", lw=1.2, label="leading")
-        ax.semilogy(k[sel], np.abs(a1[sel] / ex[sel] - 1), "C0-", lw=1.2, label="corrected")
-    ax.set_xlabel(r"$k$")
-    ax.set_ylabel("relative error")
-    ax.set_ylim(1e-9, 10)
-    ax = axes[2]
-    t = TABLES["tables"][reg]
-    for key, col, name in (("tv", "C0", "TV joint"), ("marginal_min", "C2", "TV law of min"),
-                           ("blocking", "C3", "rel. err. blocking")):
-        for o, ls in (("0", "--"), ("1", "-")):
-            rows = t["rows"][o]
-            ax.loglog([r["rho"] for r in rows], [max(r[key], 1e-17) for r in rows], ls, color=col, marker=".",
-                      label=f"{name}, order {o} (q = {t['fitted_order'][o][key]:.2f})")
-    rr = np.array([50, 1e4])
-    for q in ((0.5, 1) if reg == "a~1/2" else (1, 2)):
-        ax.loglog(rr, 0.05 * (rr / 50) ** (-q), color="0.7", lw=0.8)
-        ax.text(1.1e4, 0.05 * (1e4 / 50) ** (-q), rf"$\rho^{{-{q:g}}}$", color="0.4", fontsize=8, va="center")
-    ax.set_xlabel(r"$\rho$ (offered load, Erlang)")
-    ax.set_ylabel("error")
-    ax.set_xlim(40, 3e4)
-    for ax in axes[:2]:
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.22), ncol=3, frameon=False)
-    axes[2].legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    exact, asym = [], []
+    for rho in RHOS:
+        model = TwoQueueJSQ(max(1, round(a * rho)), float(rho))
+        exact.append(model.stationary_distribution().mean_imbalance())
+        asym.append(model.asymptotic("distribution", regime=reg, order=1).mean_imbalance())
+    fig = plot.exact_vs_asymptotic(RHOS, exact, asym, xlabel=r"offered load $\rho$ (Erlang)",
+                                   ylabel=r"mean imbalance $E|m-n|$",
+                                   labels=("exact", r"asymptotic, with the $O(1/\rho)$ terms"),
+                                   reference_slope=-1 if reg == "a~1/2" else -2,
+                                   title=rf"regime {REG_TEX[reg]}: $N = {a:g}\,\rho$")
     name = reg.replace("/", "").replace("<", "lt").replace(">", "gt").replace("~", "eq")
-    path = FIGDIR / f"twoqueue_{name}.png"
-    fig.savefig(path, bbox_inches="tight")
+    paths = plot.savefig(fig, FIG_DIR / f"twoqueue_{name}.pdf", formats=("pdf", "png"))
     plt.show()
-    return path
+    rel = [abs(y / x - 1) for x, y in zip(exact, asym)]
+    print(f"{reg:10s} a = {a:4}: relative error {rel[0]:.2e} at rho = {RHOS[0]}, {rel[-1]:.2e} at rho = {RHOS[-1]}",
+          "->", [p.name for p in paths])
+    assert rel[-1] < rel[0] / 4, reg          # the error falls with the load
+    return paths
 
 
 for reg, a in CASES:
-    print(regime_figure(reg, a))"""),
+    regime_figure(reg, a)"""),
+    ("md", r"""The joint law itself, $p(m, n)$ at $N = 40$, $\rho = 100$ ($a = 0.4$, the corner regime): the mass
+sits on the diagonal near the corner $(N, N)$, the longer-queue walk of section 3."""),
+    ("code", r"""dist = TwoQueueJSQ(40, 100.0).stationary_distribution()
+fig = plot.jsq_heatmap(dist)
+print([p.name for p in plot.savefig(fig, FIG_DIR / "twoqueue_heatmap.pdf", formats=("pdf", "png"))])
+plt.show()"""),
     ("md", r"""## 5. Error tables
 
 Stored tables (exact float solution vs asymptotic at $\rho = 50,\dots,10^4$), with the fitted exponent $q$
@@ -223,7 +211,7 @@ $x = m/\rho$) and the balanced one ($4x^2$) at $m = \rho/4$; `asymptotic("margin
 it uniformly."""),
     ("code", r"""print("poles:", derivation.tail_poles())
 rho = 200 if SMALL else 800
-fig, ax = plt.subplots(figsize=(6.4, 3.6), constrained_layout=True)
+fig, ax = plt.subplots(figsize=plot.figure_size("double", 3.0), constrained_layout=True)
 for a, col in ((0.15, "C0"), (0.25, "C1"), (0.35, "C2")):
     N = int(round(a * rho))
     model = TwoQueueJSQ(N, float(rho))
@@ -235,20 +223,26 @@ for a, col in ((0.15, "C0"), (0.25, "C1"), (0.35, "C2")):
     ax.semilogy(N - k[sel], tail[sel], "k:", lw=1)
     print(f"a = {a}: max relative error of the uniform tail law {np.max(np.abs(tail[sel] / ex[sel] - 1)):.2e}")
 ax.plot([], [], "k:", label="uniform asymptotic (diagonal identity)")
-ax.set_xlabel(r"deficit $N - \min(m,n)$ of the less occupied station")
-ax.set_ylabel(r"probability")
+ax.set_xlabel(r"deficit $N - \min(m,n)$ of the less occupied station (servers)")
+ax.set_ylabel(r"probability $P(N - \min(m,n) = j)$")
 ax.set_title(rf"law of the less occupied station, $\rho$ = {rho} Erlang")
-ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-fig.savefig(FIGDIR / "twoqueue_quarter_boundary.png", bbox_inches="tight")
+plot.place_legend(ax, outside="right", fontsize=7)
+print([p.name for p in plot.savefig(fig, FIG_DIR / "twoqueue_quarter_boundary.pdf", formats=("pdf", "png"))])
 plt.show()"""),
 ]
 
 
-def main():
+def build() -> nbformat.NotebookNode:
     nb = new_notebook()
     nb.cells = [new_markdown_cell(src) if kind == "md" else new_code_cell(src) for kind, src in CELLS]
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nb
+
+
+def main():
     path = Path(__file__).with_name("jsq_erlang_loss.ipynb")
+    nb = build()
+    nbformat.validate(nb)
     nbformat.write(nb, path)
     print("written", path)
 

@@ -2,7 +2,11 @@
 proof, arbitrarily precise where it returns a number, and fast.
 
 Public names are imported lazily (``symloss.X`` loads the module that defines ``X`` on first use),
-so ``import symloss`` stays cheap and numba is only loaded by the modules that need it.
+so ``import symloss`` stays cheap and numba is only loaded by the modules that need it. The
+subpackages load the same way (``symloss.plot``, ``symloss.meanfield``, ...); they are not in
+``__all__``, so ``from symloss import *`` does not import matplotlib.
+
+The papers behind the families are listed with author, title and year in ``docs/papers.md``.
 """
 from __future__ import annotations
 
@@ -29,10 +33,12 @@ _EXPORTS = {
     "define_model": ".core.model",
     "ModelDefinitionError": ".core.model",
     "RHO": ".core.model",
+    "BSYM": ".core.model",
     "Enclosure": ".core.certify",
     "DefinitionMismatchWarning": ".core.certify",
     "register_accelerator": ".core.registry",
-    # mean-field retrial-of-d / power-of-d (seed 000)
+    # mean-field retrial-of-d / power-of-d (Cuesta, Jonckheere, Prabhu, Brun, "Retrials in Loss Systems:
+    # Mean-Field Analysis, Erlang Bounds, and Power-of-d Comparison", 2026) and comparisons of any two models
     "dominance": ".meanfield",
     "DominanceResult": ".meanfield",
     "RetrialOfD": ".meanfield",
@@ -52,11 +58,13 @@ _EXPORTS = {
     "verify_comparison": ".meanfield.certified",
     "certified_threshold": ".meanfield.certified",
     "CertifiedComparison": ".meanfield.certified",
-    # two M/M/N/N queues under JSQ (seed 003)
+    # two M/M/N/N queues under JSQ (Yao, Knessl, "On the Shortest Queue Version of the Erlang Loss
+    # Model", 2008)
     "TwoQueueJSQ": ".twoqueue",
     "jsq_regime": ".twoqueue",
     "TwoQueueDistribution": ".twoqueue",
-    # finite-N simulation and refined mean field (seed 000)
+    # finite N for any model: count chain, simulation, exact chain, refined mean field (Gast, Van Houdt,
+    # "A refined mean field approximation", 2017), thresholds
     "simulate": ".finite_n",
     "exact_finite_n": ".finite_n",
     "finite_n_threshold": ".finite_n",
@@ -69,7 +77,7 @@ _EXPORTS = {
     "finite_n_chain": ".finite_n",
     "FiniteNChain": ".finite_n",
     "FiniteNModelError": ".finite_n",
-    # supermarket model on graphs (seed 002)
+    # supermarket model on graphs (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", 2019)
     "Supermarket": ".supermarket",
     "simulate_supermarket": ".supermarket",
     "pair_approximation": ".supermarket",
@@ -90,7 +98,8 @@ _EXPORTS = {
     "zip_grid": ".sweeps",
     "Grid": ".sweeps",
     "SweepSummary": ".sweeps",
-    # admission control with lookahead (seed 001)
+    # admission control with lookahead (Bray, "An Omega(log(N)/N) Lookahead is Sufficient to Bound Costs
+    # in the Overloaded Loss Network", 2026)
     "OverloadedLossNetwork": ".admission",
     "SSS": ".admission",
     "PFI": ".admission",
@@ -103,8 +112,16 @@ _EXPORTS = {
 
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
+#: subpackages, imported lazily as modules (``symloss.plot`` needs the optional matplotlib)
+_SUBMODULES = ("admission", "cli", "core", "erlang", "finite_n", "meanfield", "plot", "supermarket", "sweeps",
+               "twoqueue")
+
 
 def __getattr__(name: str):
+    if name in _SUBMODULES:
+        value = importlib.import_module(f".{name}", __name__)
+        globals()[name] = value
+        return value
     try:
         module = _EXPORTS[name]
     except KeyError:
@@ -116,4 +133,4 @@ def __getattr__(name: str):
 
 
 def __dir__():
-    return __all__
+    return __all__ + list(_SUBMODULES)

@@ -1,4 +1,5 @@
 """Package-level contracts: public names, CLI wiring, README and CI agreement."""
+import os
 import pathlib
 import re
 import subprocess
@@ -42,3 +43,12 @@ def test_python_m_proofs_check_lists_claims():
 
 def test_default_precision_is_untouched_by_import():
     assert mpmath.mp.dps == 15
+
+
+def test_subpackages_import_lazily_as_modules():
+    code = ("import sys, symloss; assert 'matplotlib' not in sys.modules; "
+            "import types; assert isinstance(symloss.plot, types.ModuleType); "
+            "assert symloss.plot.__name__ == 'symloss.plot' and 'plot' in dir(symloss); "
+            "assert 'plot' not in symloss.__all__; "
+            "assert all(isinstance(getattr(symloss, m), types.ModuleType) for m in symloss._SUBMODULES)")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "MPLBACKEND": "Agg"})

@@ -3,7 +3,7 @@
 Modules: :mod:`.network` (:class:`OverloadedLossNetwork`: fluid LP, online optimum, sample paths,
 offline optimum, policy evaluation, decomposition), :mod:`.policies` (:class:`SSS`, :class:`PFI`,
 :class:`TrunkReservation`, :class:`WindowDP`), :mod:`.results` (result types), :mod:`.study` (the
-study over ``N`` and :func:`fit_log_n`), :mod:`._kernels` (numba kernels).
+study over ``N`` and :func:`fit_log_n`), the private ``_kernels`` (numba kernels).
 """
 from .network import OverloadedLossNetwork
 from .policies import PFI, SSS, TrunkReservation, WindowDP

@@ -654,7 +654,7 @@ class OverloadedLossNetwork:
         has consecutive ones in each column (an interval matrix), hence is totally unimodular and
         the LP optimum is integral (``max_fractionality`` reports the distance of the HiGHS solution
         from {0, 1}). The controller keeps short L jobs, so the reward rate beats the fluid bound
-        by :math:`\Theta(N)` (about 1.6-1.8 per server against 1.5 at the seed's parameters). A
+        by :math:`\Theta(N)` (about 1.6-1.8 per server against 1.5 at the parameters of Bray (2026)). A
         greedy feasible schedule (accept whenever a server is free) is reported as a lower bound.
         """
         if not isinstance(jobs, JobSample):

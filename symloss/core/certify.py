@@ -89,16 +89,32 @@ class FixedPointResult(ResultMixin):
     Attributes
     ----------
     model : str
-    rho : mpf
-    x : list of mpf - the state in the order of ``model.variables`` (``dps`` digits)
-    blocking : mpf - stationary blocking probability, ``dps`` significant digits
-    blocking_bracket : (mpf, mpf) - rigorous enclosure of the blocking of the certified fixed point
-    residual : mpf - max-norm of the symbolic drift at ``x`` (NaN when not evaluated)
+        The model's name.
+    rho : mpmath.mpf
+        The load.
+    x : list of mpmath.mpf
+        The state in the order of ``model.variables`` (``dps`` digits).
+    blocking : mpmath.mpf
+        Stationary blocking probability, ``dps`` significant digits.
+    blocking_bracket : tuple of mpmath.mpf
+        Rigorous enclosure ``(lo, hi)`` of the blocking of the certified fixed point.
+    residual : mpmath.mpf
+        Max-norm of the symbolic drift at ``x`` (NaN when not evaluated).
     method : str
+        The solver that ran.
     dps : int
-    extra : dict - method-specific data: for the generic solver ``box`` (the certified box in
-        ``y = log x`` as ``(lo, hi)`` strings), ``certificate`` (Krawczyk margin, delta, precision);
-        for an accelerator its own certificate and the verification on the definition
+        The digits asked for (``str()`` and ``to_dict()`` show that many).
+    extra : dict
+        Method-specific data: for the generic solver ``box`` (the certified box in ``y = log x`` as
+        ``(lo, hi)`` strings), ``certificate`` (Krawczyk margin, delta, precision); for an
+        accelerator its own certificate and the verification on the definition.
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD
+    >>> r = RetrialOfD(2, 2).fixed_point(1, dps=25)
+    >>> r.to_dict()["blocking"]
+    '0.06755895217845314521728442'
     """
     model: str
     rho: Any
@@ -111,6 +127,12 @@ class FixedPointResult(ResultMixin):
     extra: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
+        """Plain data: every number with the ``dps`` digits asked for (the bracket with 3 more).
+
+        Returns
+        -------
+        dict
+        """
         n = self.dps
         out = {"model": self.model, "rho": mpmath.nstr(self.rho, n), "x": [mpmath.nstr(v, n) for v in self.x],
                "blocking": mpmath.nstr(self.blocking, n),
@@ -128,7 +150,23 @@ class FixedPointResult(ResultMixin):
 
 @dataclass
 class OdeResult(ResultMixin):
-    """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,)."""
+    """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,).
+
+    Attributes
+    ----------
+    t : numpy.ndarray
+        Output times.
+    x : numpy.ndarray
+        The state at each time (rows).
+    blocking : numpy.ndarray
+        The blocking expression at each state.
+    variables : tuple of sympy.Symbol
+        The state variables (columns of ``x``).
+    success : bool
+        The integrator's flag.
+    message : str
+        The integrator's message.
+    """
     t: np.ndarray
     x: np.ndarray
     blocking: np.ndarray
@@ -137,6 +175,12 @@ class OdeResult(ResultMixin):
     message: str
 
     def to_dict(self) -> dict:
+        """Plain data (lists of floats).
+
+        Returns
+        -------
+        dict
+        """
         return {"t": self.t.tolist(), "x": self.x.tolist(), "blocking": self.blocking.tolist(),
                 "variables": [str(v) for v in self.variables], "success": self.success}
 
@@ -147,7 +191,21 @@ class Enclosure(ResultMixin):
 
     ``box`` is the certified box of ``y = log x`` (arb balls), ``blocking`` and ``log_blocking``
     enclose the blocking of the unique fixed point in the box for every load of the interval,
-    ``margin`` is ``max_i |K_i - m_i| / delta_i`` (< 1)."""
+    ``margin`` is ``max_i |K_i - m_i| / delta_i`` (< 1).
+
+    Attributes
+    ----------
+    rho_lo, rho_hi : number
+        The load interval.
+    box : list of flint.arb
+        The certified box of ``y = log x``.
+    blocking, log_blocking : flint.arb
+        Enclosures of the blocking and its logarithm over the interval.
+    margin : float
+        The Krawczyk contraction margin.
+    prec : int
+        Working precision in bits.
+    """
     rho_lo: Any
     rho_hi: Any
     box: list
@@ -157,6 +215,12 @@ class Enclosure(ResultMixin):
     prec: int
 
     def to_dict(self) -> dict:
+        """Plain data (balls as ``[mid +/- rad]`` strings).
+
+        Returns
+        -------
+        dict
+        """
         return {"rho_lo": str(self.rho_lo), "rho_hi": str(self.rho_hi), "box": [b.str(radius=True) for b in self.box],
                 "blocking": self.blocking.str(radius=True), "log_blocking": self.log_blocking.str(radius=True),
                 "margin": self.margin, "prec": self.prec}
@@ -303,8 +367,37 @@ def _start_at_reference_load(model, comp):
 def float_fixed_point(model, rho) -> np.ndarray:
     """Float64 solution ``y = log x`` of the stationary system at load ``rho`` (see the module
     docstring, step 1); ``rho`` may be an mpf far outside the float range. Raises
-    :class:`~symloss.PrecisionError` where float64 cannot hold the state (doubly exponential tails
-    with ``|log x|`` beyond ~1e12): :func:`start_point` then continues in ball arithmetic."""
+    :class:`~symloss.core.precision.PrecisionError` where float64 cannot hold the state (doubly
+    exponential tails with ``|log x|`` beyond ~1e12): :func:`start_point` then continues in ball
+    arithmetic.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with smooth rates.
+    rho : float or mpmath.mpf
+        The load.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``y = log x`` (not certified).
+
+    Raises
+    ------
+    PrecisionError
+        If float64 cannot hold the state or the continuation stalls.
+    ValueError
+        If the rates are not smooth (e.g. Heaviside indicators).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import float_fixed_point
+    >>> np.exp(float_fixed_point(RandomRouting(2), 1.0)).round(12).tolist()
+    [0.4, 0.4, 0.2]
+    """
     comp = model.compiled
     comp.require_smooth()
     y, r0 = _start_at_reference_load(model, comp)
@@ -313,8 +406,28 @@ def float_fixed_point(model, rho) -> np.ndarray:
 
 def start_point(model, rho):
     """A start for the ball Newton iteration: the float continuation where float64 suffices, else
-    its last point continued in ball arithmetic (midpoints) to the target load; a list of floats or
-    ``arb`` midpoints."""
+    its last point continued in ball arithmetic (midpoints) to the target load.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with smooth rates.
+    rho : float or mpmath.mpf
+        The load.
+
+    Returns
+    -------
+    numpy.ndarray or list of flint.arb
+        ``y = log x``: floats, or ``arb`` midpoints beyond the float range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import start_point
+    >>> np.exp(start_point(RandomRouting(2), 1.0)).round(12).tolist()
+    [0.4, 0.4, 0.2]
+    """
     comp = model.compiled
     comp.require_smooth()
     y, r0 = _start_at_reference_load(model, comp)
@@ -495,7 +608,49 @@ def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
 def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool = True,
                           y_start=None) -> FixedPointResult:
     """The certified fixed point of ``model`` at load ``rho`` from its definition only (module
-    docstring). Raises :class:`~symloss.PrecisionError` when ``dps`` digits cannot be certified."""
+    docstring), whatever accelerators exist.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with smooth rates and at most 400 state variables.
+    rho : float, int, Fraction or mpmath.mpf
+        The load.
+    dps : int
+        Significant digits of the blocking.
+    residual : bool
+        Compute the drift residual of the returned state.
+    y_start : sequence, optional
+        A start ``y = log x`` for the ball Newton iteration (default :func:`start_point`).
+
+    Returns
+    -------
+    FixedPointResult
+        With the Krawczyk box and margin in ``extra``.
+
+    Raises
+    ------
+    ValueError
+        If the model has more than 400 variables or non-smooth rates.
+    PrecisionError
+        If ``dps`` digits cannot be certified.
+
+    References
+    ----------
+    .. [1] R. Krawczyk, "Newton-Algorithmen zur Bestimmung von Nullstellen mit Fehlerschranken",
+       Computing 4, 187-201 (1969).
+    .. [2] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
+       Acta Numerica 19, 287-449 (2010).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> from symloss import PowerOfD
+    >>> from symloss.core.certify import certified_fixed_point
+    >>> r = certified_fixed_point(PowerOfD(2, 2), 1, 20)        # no shooting: the generic solver
+    >>> mpmath.nstr(r.blocking, 20), r.method.split(":")[0]
+    ('0.053034671871595439739', 'generic')
+    """
     comp = model.compiled
     comp.require_smooth()
     n = comp.n
@@ -559,7 +714,43 @@ def _check_rho(rho):
 
 
 def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> FixedPointResult:
-    """``model.fixed_point`` / ``model.blocking``: accelerator (verified) or generic solver."""
+    """``model.fixed_point`` / ``model.blocking``: accelerator (verified) or generic solver.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : float, int, Fraction or mpmath.mpf
+        The load, ``> 0``.
+    dps : int
+        Significant digits, ``5 <= dps <= 100000``.
+    residual : bool
+        Compute the drift residual of the returned state.
+
+    Returns
+    -------
+    FixedPointResult
+
+    Raises
+    ------
+    TypeError, ValueError
+        If ``rho`` or ``dps`` is not valid.
+    PrecisionError
+        If ``dps`` digits cannot be certified.
+
+    Warns
+    -----
+    DefinitionMismatchWarning
+        When an accelerator is registered for the class but does not apply to this definition, or
+        its answer fails the verification on the definition's equations.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import solve
+    >>> solve(RandomRouting(2), 1, dps=20).method.split(";")[0]
+    'Erlang-B reduction p = E(C, a)'
+    """
     _check_rho(rho)
     dps = check_dps(dps)
     from .registry import accelerator_for
@@ -590,8 +781,46 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
 
 def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
     """Box and blocking enclosures valid for every load in ``[rho_lo, rho_hi]`` (parametric
-    Krawczyk; raises :class:`~symloss.PrecisionError` when the test fails, e.g. on a too wide
-    interval: bisect it)."""
+    Krawczyk; raises :class:`~symloss.core.precision.PrecisionError` when the test fails, e.g. on
+    a too wide interval: bisect it).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with smooth rates.
+    rho_lo, rho_hi : number
+        The interval of loads, ``0 < rho_lo <= rho_hi``.
+    prec : int
+        Working precision in bits.
+    y_mid : sequence, optional
+        A float start ``y = log x`` at the middle of the interval.
+
+    Returns
+    -------
+    Enclosure
+
+    Raises
+    ------
+    ValueError
+        If ``rho_lo > rho_hi`` or the rates are not smooth.
+    PrecisionError
+        If the test fails on this interval.
+
+    References
+    ----------
+    .. [1] R. Krawczyk, "Newton-Algorithmen zur Bestimmung von Nullstellen mit Fehlerschranken",
+       Computing 4, 187-201 (1969).
+    .. [2] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
+       Acta Numerica 19, 287-449 (2010).
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import enclose
+    >>> e = enclose(RandomRouting(2), 1, 1.01, prec=64)
+    >>> e.margin < 1
+    True
+    """
     check_real(rho_lo, "rho_lo", lower=0, lower_open=True)
     check_real(rho_hi, "rho_hi", lower=0, lower_open=True)
     comp = model.compiled
@@ -638,7 +867,36 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
 # ==================================================================================================
 
 def integrate_ode_checks(model, rho, x0, t):
-    """Checked ``(rho as float, x0 array, t array)`` for the ODE integrators."""
+    """Checked ``(rho as float, x0 array, t array)`` for the ODE integrators.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : number
+        The load, ``> 0`` and finite as a float.
+    x0 : array_like
+        Initial state with entries in ``[0, 1]``.
+    t : array_like
+        Increasing times, ``>= 0``.
+
+    Returns
+    -------
+    tuple
+        ``(rho, x0, t)`` as a float and two float arrays.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import integrate_ode_checks
+    >>> integrate_ode_checks(RandomRouting(2), 1, [1, 0, 0], [0, 1])
+    (1.0, array([1., 0., 0.]), array([0., 1.]))
+    """
     rho = float(to_mpf(_check_rho(rho)))
     if not math.isfinite(rho) or rho <= 0:
         raise ValueError(f"rho must be a finite real number in (0, inf) for the ODE, got {rho!r}")
@@ -655,7 +913,41 @@ def integrate_ode_checks(model, rho, x0, t):
 
 
 def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
-    """Integrate the mean-field ODE of ``model`` (scipy ``solve_ivp``, exact lambdified Jacobian)."""
+    """Integrate the mean-field ODE of ``model`` (scipy ``solve_ivp``, exact lambdified Jacobian).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : number
+        The load.
+    x0 : array_like
+        Initial state.
+    t : array_like
+        Increasing output times.
+    method : str
+        A ``solve_ivp`` method (``"RK45"`` is used for non-smooth rates).
+    rtol, atol : float
+        Tolerances.
+
+    Returns
+    -------
+    OdeResult
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+    RuntimeError
+        If the integration fails.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import integrate_ode
+    >>> integrate_ode(RandomRouting(2), 1, [1, 0, 0], [0, 50]).x[-1].round(8).tolist()
+    [0.4, 0.4, 0.2]
+    """
     from scipy.integrate import solve_ivp
     rho, x0, t = integrate_ode_checks(model, rho, x0, t)
     n = len(model.variables)

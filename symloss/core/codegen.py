@@ -44,7 +44,13 @@ __all__ = ["CompiledModel", "compile_model", "numpy_lambdify", "arb_lambdify", "
 # --------------------------------------------------------------------------------------------------
 
 class ArbPrinter(PythonCodePrinter):
-    """Prints SymPy expressions as Python code on python-flint ``arb`` balls."""
+    """Prints SymPy expressions as Python code on python-flint ``arb`` balls.
+
+    Parameters
+    ----------
+    settings : dict, optional
+        SymPy printer settings.
+    """
 
     def _print_Integer(self, expr):
         return f"_Z({int(expr)})"
@@ -94,13 +100,54 @@ _ARB_NS = {"_Z": arb, "_Q": _arb_q, "_exp": lambda x: x.exp(), "_log": lambda x:
 
 
 def arb_lambdify(args, expr):
-    """``sympy.lambdify`` to python-flint ``arb`` (exact rational constants)."""
+    """``sympy.lambdify`` to python-flint ``arb`` (exact rational constants).
+
+    Parameters
+    ----------
+    args : sequence of sympy.Symbol
+        The arguments.
+    expr : sympy.Expr or list
+        The expression(s).
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from flint import arb
+    >>> from symloss.core.codegen import arb_lambdify
+    >>> x = sp.Symbol("x")
+    >>> arb_lambdify([x], x ** 2 / 3)(arb(2))        # 1/3 is an exact ball, not a float
+    [1.33333333333333 +/- 3.49e-15]
+    """
     return sp.lambdify(args, expr, modules=[_ARB_NS], printer=ArbPrinter)
 
 
 def numpy_lambdify(args, expr):
     """``sympy.lambdify`` to numpy; ``Heaviside(x, H0)`` becomes ``numpy.heaviside(x, H0)`` (the
-    default printer's piecewise form fails on arrays)."""
+    default printer's piecewise form fails on arrays).
+
+    Parameters
+    ----------
+    args : sequence of sympy.Symbol
+        The arguments.
+    expr : sympy.Expr or list
+        The expression(s).
+
+    Returns
+    -------
+    callable
+
+    Examples
+    --------
+    >>> import numpy as np, sympy as sp
+    >>> from symloss.core.codegen import numpy_lambdify
+    >>> x = sp.Symbol("x")
+    >>> numpy_lambdify([x], sp.Heaviside(x - 1, 1))(np.array([0.0, 1.0, 2.0])).tolist()
+    [0.0, 1.0, 1.0]
+    """
     ns = {"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}
     return sp.lambdify(args, expr, modules=[ns, "numpy"])
 
@@ -112,7 +159,29 @@ def numpy_lambdify(args, expr):
 def laurent_terms(expr, symbols):
     """``expr`` (expanded) as a list of ``(coefficient, exponents)`` with a rational coefficient and
     the non-zero rational exponents as a dict ``{symbol index: exponent}``, or ``None`` when it is not
-    such a Laurent polynomial."""
+    such a Laurent polynomial.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        The expression.
+    symbols : sequence of sympy.Symbol
+        The variables (their positions are the indices).
+
+    Returns
+    -------
+    list of (sympy.Rational, dict) or None
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from symloss.core.codegen import laurent_terms
+    >>> x, y = sp.symbols("x y")
+    >>> laurent_terms(3 * x**2 / y + 1, [x, y])
+    [(1, {}), (3, {0: 2, 1: -1})]
+    >>> laurent_terms(sp.exp(x), [x]) is None
+    True
+    """
     expr = sp.expand(expr)
     out = []
     idx = {s: i for i, s in enumerate(symbols)}
@@ -303,6 +372,18 @@ class CompiledModel:
     invariant, the drift row of the largest weighted component of the current state: replacing the
     balance of a bulk component keeps the system well conditioned at every load (replacing the
     balance of a component of size :math:`10^{-15}` would leave that component almost undetermined).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The definition (use :func:`compile_model` or ``model.compiled``, which cache it).
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> comp = RandomRouting(2).compiled
+    >>> comp.n, comp.m, comp.mode, comp.selection()     # 3 drift rows + 1 invariant; rows 0, 1, 3
+    (3, 1, 'terms', [0, 1, 3])
     """
 
     def __init__(self, model):
@@ -384,7 +465,18 @@ class CompiledModel:
 
     def selection(self, y=None) -> list:
         """The ``n`` rows of a well-conditioned square system at the state ``exp(y)`` (see the class
-        docstring); the model's static choice without ``y``."""
+        docstring); the model's static choice without ``y``.
+
+        Parameters
+        ----------
+        y : array_like, optional
+            ``log x``.
+
+        Returns
+        -------
+        list of int
+            Row indices (drift rows ``< n``, invariant rows ``>= n``).
+        """
         if y is None or self.m == 0:
             return list(self.default_selection)
         x = np.exp(np.asarray(y, dtype=np.float64))
@@ -398,10 +490,27 @@ class CompiledModel:
         return sel
 
     def dynamic(self, sel) -> np.ndarray:
-        """1 for the drift rows of a selection, 0 for its invariant rows (algebraic in the PTC)."""
+        """1 for the drift rows of a selection, 0 for its invariant rows (algebraic in the PTC).
+
+        Parameters
+        ----------
+        sel : list of int
+            A selection of rows.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return np.array([1.0 if i < self.n else 0.0 for i in sel])
 
     def require_smooth(self):
+        """Raise unless the stationary system is differentiable (the generic solver needs it).
+
+        Raises
+        ------
+        ModelDefinitionError
+            For Heaviside/Max/Min/Abs/Piecewise rates (a non-smooth fluid limit such as full JSQ).
+        """
         if not self.smooth or (self.mode == "direct" and self._direct is None):
             raise ModelDefinitionError(
                 "the generic certified solver needs differentiable rates; this model's stationary system "
@@ -409,7 +518,29 @@ class CompiledModel:
 
     # float64 ------------------------------------------------------------------------------------
     def G(self, y, r, sel=None):
-        """The selected rows (default: the static square system) at ``(y, r)``, float64."""
+        """The selected rows (default: the static square system) at ``(y, r)``, float64.
+
+        Parameters
+        ----------
+        y : array_like
+            ``log x``.
+        r : float
+            ``log rho``.
+        sel : list of int, optional
+            The rows (default :meth:`selection` without ``y``).
+
+        Returns
+        -------
+        numpy.ndarray
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from symloss import RandomRouting
+        >>> comp = RandomRouting(2).compiled
+        >>> bool(np.all(np.abs(comp.G(np.log([0.4, 0.4, 0.2]), 0.0)) < 1e-15))    # the fixed point at rho = 1
+        True
+        """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
             out = self.table.values(z)
@@ -418,7 +549,21 @@ class CompiledModel:
         return out[self.default_selection if sel is None else sel]
 
     def J(self, y, r, sel=None):
-        """(n, n + 1): Jacobian of the selected rows in y, last column the derivative in r."""
+        """(n, n + 1): Jacobian of the selected rows in y, last column the derivative in r.
+
+        Parameters
+        ----------
+        y : array_like
+            ``log x``.
+        r : float
+            ``log rho``.
+        sel : list of int, optional
+            The rows.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
             out = self.table.jacobian(z)
@@ -427,6 +572,19 @@ class CompiledModel:
         return out[self.default_selection if sel is None else sel]
 
     def log_blocking(self, y, r) -> float:
+        """``log B`` at ``(y, r)`` in float64 (no underflow).
+
+        Parameters
+        ----------
+        y : array_like
+            ``log x``.
+        r : float
+            ``log rho``.
+
+        Returns
+        -------
+        float
+        """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
             L = self.btable.A @ z
@@ -439,7 +597,19 @@ class CompiledModel:
         return math.log(v) if v > 0 else -math.inf
 
     def grad_log_blocking(self, y, r) -> np.ndarray:
-        """d log B / d y (float64)."""
+        """d log B / d y (float64).
+
+        Parameters
+        ----------
+        y : array_like
+            ``log x``.
+        r : float
+            ``log rho``.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
             L = self.btable.A @ z
@@ -456,6 +626,21 @@ class CompiledModel:
 
     # arb ----------------------------------------------------------------------------------------
     def G_arb(self, y, r, sel=None):
+        """The selected rows in ball arithmetic.
+
+        Parameters
+        ----------
+        y : sequence of flint.arb
+            ``log x`` (balls).
+        r : flint.arb
+            ``log rho`` (a ball).
+        sel : list of int, optional
+            The rows.
+
+        Returns
+        -------
+        list of flint.arb
+        """
         z = list(y) + [r]
         sel = self.default_selection if sel is None else sel
         if self.mode == "terms":
@@ -465,7 +650,22 @@ class CompiledModel:
         return [vals[i] for i in sel]
 
     def GJ_arb(self, y, r, sel=None):
-        """(G, J_y as arb_mat, dG/dr) of the selected rows in ball arithmetic at the balls ``y``, ``r``."""
+        """(G, J_y as arb_mat, dG/dr) of the selected rows in ball arithmetic at the balls ``y``, ``r``.
+
+        Parameters
+        ----------
+        y : sequence of flint.arb
+            ``log x``.
+        r : flint.arb
+            ``log rho``.
+        sel : list of int, optional
+            The rows.
+
+        Returns
+        -------
+        tuple
+            ``(values, jacobian, d/dr)``.
+        """
         z = list(y) + [r]
         sel = self.default_selection if sel is None else sel
         if self.mode == "terms":
@@ -477,13 +677,38 @@ class CompiledModel:
         return [vals[i] for i in sel], arb_mat([list(Jy[i]) for i in sel]), [dr[i] for i in sel]
 
     def blocking_arb(self, y, r):
+        """The blocking in ball arithmetic.
+
+        Parameters
+        ----------
+        y : sequence of flint.arb
+            ``log x``.
+        r : flint.arb
+            ``log rho``.
+
+        Returns
+        -------
+        flint.arb
+        """
         z = list(y) + [r]
         if self.mode == "terms":
             return self.btable.values_arb(z)[0]
         return self._direct["B_arb"](*z)
 
     def log_blocking_arb(self, y, r):
-        """log B as a ball; exact linear form when B is a positive monomial (no overestimation)."""
+        """log B as a ball; exact linear form when B is a positive monomial (no overestimation).
+
+        Parameters
+        ----------
+        y : sequence of flint.arb
+            ``log x``.
+        r : flint.arb
+            ``log rho``.
+
+        Returns
+        -------
+        flint.arb
+        """
         if self.mode == "terms" and self.blocking_monomial:
             z = list(y) + [r]
             L = self.btable.coef_arb[0].log()
@@ -494,7 +719,24 @@ class CompiledModel:
 
 
 def compile_model(model) -> CompiledModel:
-    """Compile ``model``'s square stationary system (see :class:`CompiledModel`)."""
+    """Compile ``model``'s square stationary system (see :class:`CompiledModel`).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The definition.
+
+    Returns
+    -------
+    CompiledModel
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.core.codegen import compile_model
+    >>> compile_model(PowerOfD(2, 2)).n
+    2
+    """
     return CompiledModel(model)
 
 
@@ -505,7 +747,13 @@ def compile_model(model) -> CompiledModel:
 class NumbaPrinter(PythonCodePrinter):
     """Prints SymPy expressions as float64 Python code that numba compiles well: numbers as float
     literals, small integer powers as products, ``Heaviside(x, h0)`` as a conditional expression,
-    functions from ``math``."""
+    functions from ``math``.
+
+    Parameters
+    ----------
+    settings : dict, optional
+        SymPy printer settings.
+    """
 
     def _print_Integer(self, expr):
         return repr(float(int(expr)))
@@ -551,8 +799,37 @@ class NumbaPrinter(PythonCodePrinter):
 def numba_statements(exprs, names: dict, targets: list, *, indent: str = "", prefix: str = "_t") -> list:
     """Straight-line code computing ``targets[i] = exprs[i]`` (common subexpressions eliminated).
 
-    ``names`` maps the free symbols of ``exprs`` to the local variable names of the generated code.
-    Returns the lines (with ``indent``)."""
+    Parameters
+    ----------
+    exprs : sequence of sympy.Expr
+        The expressions.
+    names : dict
+        Maps the free symbols of ``exprs`` to the local variable names of the generated code.
+    targets : list of str
+        The variable assigned each expression.
+    indent : str
+        Prefix of every line.
+    prefix : str
+        Prefix of the temporaries.
+
+    Returns
+    -------
+    list of str
+        The lines.
+
+    Raises
+    ------
+    ModelDefinitionError
+        If an expression has a symbol that ``names`` does not map.
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from symloss.core.codegen import numba_statements
+    >>> x, y = sp.symbols("x y")
+    >>> numba_statements([x**2 + 1, (x**2 + 1) * y], {x: "c0", y: "c1"}, ["r0", "r1"])
+    ['_t0 = ((c0)*(c0)) + 1.0', 'r0 = _t0', 'r1 = _t0*c1']
+    """
     exprs = [sp.sympify(e) for e in exprs]
     extra = set().union(*(e.free_symbols for e in exprs)) - set(names) if exprs else set()
     if extra:

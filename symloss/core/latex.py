@@ -780,6 +780,7 @@ class LatexCompileResult:
 
     @property
     def max_overfull(self) -> float:
+        """The widest overfull box in points (0 when there is none)."""
         return max((pt for _, pt in self.overfull), default=0.0)
 
 

@@ -198,8 +198,36 @@ class MeanFieldModel:
 
     Numerics (:meth:`fixed_point`, :meth:`blocking`, :meth:`enclose`) use a registered accelerator
     for the model's class when one exists and its assumptions hold for this definition (checked,
-    see ``symloss.meanfield.accelerators``), otherwise the generic certified solver
+    see :mod:`symloss.meanfield.accelerators`), otherwise the generic certified solver
     (:func:`symloss.core.certify.certified_fixed_point`), which needs only the definition.
+
+    See Also
+    --------
+    define_model, symloss.RetrialOfD, symloss.PowerOfD
+
+    References
+    ----------
+    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+
+    Examples
+    --------
+    Random routing to M/M/1/1 stations, by subclassing (blocking ``E(1, rho) = rho/(1 + rho)``):
+
+    >>> import sympy as sp, mpmath
+    >>> from symloss import MeanFieldModel, RHO
+    >>> class Loss1(MeanFieldModel):
+    ...     def __init__(self):
+    ...         self.variables = sp.symbols("x0 x1", nonnegative=True)
+    ...     def transitions(self):
+    ...         x0, x1 = self.variables
+    ...         return [(sp.Matrix([-1, 1]), RHO * x0), (sp.Matrix([1, -1]), x1)]
+    ...     def blocking_expr(self):
+    ...         return self.variables[1]
+    ...     def invariants(self):
+    ...         return [sp.Eq(sum(self.variables), 1)]
+    >>> mpmath.nstr(Loss1().blocking(1, dps=20), 20)
+    '0.5'
     """
 
     name = "model"
@@ -212,34 +240,96 @@ class MeanFieldModel:
     def transitions(self) -> list:
         """List of ``(jump, rate)``: from ``x`` the system jumps to ``x + jump/N`` at rate
         ``N * rate(x)`` (``jump``: SymPy column of integers; ``rate``: SymPy expression in the state
-        variables and :data:`RHO`)."""
+        variables and :data:`RHO`).
+
+        Returns
+        -------
+        list of (sympy.Matrix, sympy.Expr)
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class: a model must define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} must define transitions()")
 
     def blocking_expr(self) -> sp.Expr:
-        """The stationary blocking probability as a function of the state."""
+        """The stationary blocking probability as a function of the state.
+
+        Returns
+        -------
+        sympy.Expr
+            In the state variables (and :data:`RHO`).
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class: a model must define it.
+        """
         raise NotImplementedError(f"{type(self).__name__} must define blocking_expr()")
 
     def invariants(self) -> list:
         """Linear invariants of the dynamics with their values, as ``sympy.Eq(linear form, value)``
-        (e.g. ``Eq(x0 + ... + xC, 1)`` for an occupancy state). Default: none."""
+        (e.g. ``Eq(x0 + ... + xC, 1)`` for an occupancy state). Default: none.
+
+        Returns
+        -------
+        list of sympy.Eq
+        """
         return []
 
     def finite_n_transitions(self, N: int, sampling: str = "with_replacement"):
         """Finite-N transitions in the count variables (``None``: the mean-field rates, i.e. the
         count chain jumps by ``jump`` at rate ``N * rate(n / N)``). Models whose finite-N routing
         differs (sampling without replacement) return ``(jump, rate)`` with ``rate`` a SymPy
-        expression in :meth:`count_symbols` and :data:`RHO` (total rate, not per server)."""
+        expression in :meth:`count_symbols` and :data:`RHO` (total rate, not per server).
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            The finite-N convention asked for.
+
+        Returns
+        -------
+        list of (sympy.Matrix, sympy.Expr) or None
+        """
         return None
 
     def finite_n_blocking_expr(self, N: int, sampling: str = "with_replacement"):
         """Probability that an arrival is lost in count state ``n`` (``None``: ``blocking_expr`` at
-        ``n / N``)."""
+        ``n / N``).
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            The finite-N convention asked for.
+
+        Returns
+        -------
+        sympy.Expr or None
+            In :meth:`count_symbols` and :data:`RHO`.
+        """
         return None
 
     def initial_state(self, rho: float):
         """A physical state (floats, order of ``variables``) from which the mean-field ODE reaches
         the fixed point; used to start the float solve. Default: by ``state_kind`` (independent
-        M/M/C/C stations for occupancy and tail states), else 1/2 scaled onto the invariants."""
+        M/M/C/C stations for occupancy and tail states), else 1/2 scaled onto the invariants.
+
+        Parameters
+        ----------
+        rho : float
+            The load.
+
+        Returns
+        -------
+        sequence of float or None
+            ``None``: the default start.
+        """
         return None
 
     # ---- identity -----------------------------------------------------------------------------------
@@ -258,6 +348,7 @@ class MeanFieldModel:
 
     @property
     def rho(self):
+        """The load symbol :data:`RHO`."""
         return RHO
 
     @property
@@ -266,7 +357,12 @@ class MeanFieldModel:
         return (RHO,)
 
     def count_symbols(self) -> tuple:
-        """Symbols of the finite-N count state (``N`` times each variable), e.g. ``n0..nC``."""
+        """Symbols of the finite-N count state (``N`` times each variable), e.g. ``n0..nC``.
+
+        Returns
+        -------
+        tuple of sympy.Symbol
+        """
         return tuple(sp.Symbol(f"n_{v}", nonnegative=True, integer=True) for v in self.variables)
 
     # ---- derived: symbolic ----------------------------------------------------------------------------
@@ -309,7 +405,24 @@ class MeanFieldModel:
         return out
 
     def drift(self) -> sp.Matrix:
-        r"""Mean-field drift :math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)` (SymPy column Matrix)."""
+        r"""Mean-field drift :math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)`.
+
+        Returns
+        -------
+        sympy.Matrix
+            A column, one row per state variable (expanded).
+
+        Raises
+        ------
+        ModelDefinitionError
+            If the definition is inconsistent (checked on first use).
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).drift().T
+        Matrix([[-rho*x0 + x1, rho*x0 - rho*x1 - x1 + 2*x2, rho*x1 - 2*x2]])
+        """
         return self._drift
 
     @_derived
@@ -357,6 +470,22 @@ class MeanFieldModel:
         return sp.Matrix(n, 1, [sp.expand(e) for e in f])
 
     def jacobian(self) -> sp.Matrix:
+        """The Jacobian of the drift in the state variables.
+
+        Returns
+        -------
+        sympy.Matrix
+            ``n x n``.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).jacobian()
+        Matrix([
+        [-rho,        1,  0],
+        [ rho, -rho - 1,  2],
+        [   0,      rho, -2]])
+        """
         return self._drift.jacobian(sp.Matrix(self.variables))
 
     @_derived
@@ -390,13 +519,36 @@ class MeanFieldModel:
         return out
 
     def conserved_forms(self) -> list:
-        """Every linear form ``c . x`` conserved by all jumps (a basis, rational coefficients)."""
+        """Every linear form ``c . x`` conserved by all jumps (a basis, rational coefficients).
+
+        Returns
+        -------
+        list of list of sympy.Rational
+            The coefficient vectors.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).conserved_forms()          # x0 + x1 + x2
+        [[1, 1, 1]]
+        """
         n = len(self.variables)
         jumps = {tuple((i, int(v)) for i, v in _nonzeros(jump)) for jump, _rate in self._checked_transitions}
         return [[sp.Rational(c.numerator, c.denominator) for c in vec] for vec in _sparse_nullspace(jumps, n)]
 
     def stationary_equations(self) -> list:
-        """``drift = 0`` plus the invariants (SymPy equations)."""
+        """``drift = 0`` plus the invariants.
+
+        Returns
+        -------
+        list of sympy.Eq
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(1).stationary_equations()
+        [Eq(-rho*x0 + x1, 0), Eq(rho*x0 - x1, 0), Eq(x0 + x1, 1)]
+        """
         eqs = [sp.Eq(e, 0) for e in self._drift]
         V = self.variables
         return eqs + [sp.Eq(sp.Add(*[ci * v for ci, v in zip(c, V) if ci != 0]), val) for c, val in self._invariants]
@@ -438,13 +590,40 @@ class MeanFieldModel:
 
     def stationary_system(self) -> list:
         """The square system (expressions ``= 0``) solved by the certified solver: the drift with one
-        component per invariant replaced by the invariant."""
+        component per invariant replaced by the invariant.
+
+        Returns
+        -------
+        list of sympy.Expr
+
+        Raises
+        ------
+        ModelDefinitionError
+            If the jumps conserve a linear form whose value is not declared in :meth:`invariants`.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).stationary_system()
+        [-rho*x0 + x1, rho*x0 - rho*x1 - x1 + 2*x2, x0 + x1 + x2 - 1]
+        """
         return list(self._square_system[0])
 
     def polynomial_system(self) -> list:
         """Polynomials (in ``variables``, ``rho`` and the blocking symbol ``B``) whose common zeros
         with all variables in [0, 1] are the fixed points: stationary equations, invariants and
-        ``B - blocking``."""
+        ``B - blocking``.
+
+        Returns
+        -------
+        list of sympy.Expr
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(1).polynomial_system()
+        [-rho*x0 + x1, rho*x0 - x1, x0 + x1 - 1, B - x1]
+        """
         polys = [sp.numer(sp.together(e.lhs - e.rhs)) for e in self.stationary_equations()]
         polys.append(BSYM - self.blocking_expr())
         return [sp.expand(p) for p in polys if sp.expand(p) != 0]
@@ -463,7 +642,21 @@ class MeanFieldModel:
     def fingerprint(self) -> str:
         """SHA-256 of the stationary system, the invariants and the blocking expression (in
         SymPy's canonical printed form): certificates record it, and a re-check refuses a certificate
-        made from another definition."""
+        made from another definition.
+
+        Returns
+        -------
+        str
+            64 hexadecimal digits.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting, RetrialOfD
+        >>> RandomRouting(2).fingerprint() == RetrialOfD(2, 1).fingerprint()    # same equations
+        False
+        >>> len(RandomRouting(2).fingerprint())
+        64
+        """
         return self._fingerprint
 
     @_derived
@@ -479,7 +672,28 @@ class MeanFieldModel:
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
     def latex(self, *, environment: str = "align*") -> str:
-        r"""The stationary equations and the blocking as a complete LaTeX math environment."""
+        r"""The stationary equations and the blocking as a complete LaTeX math environment.
+
+        Parameters
+        ----------
+        environment : str
+            The ``amsmath`` environment (one ``&`` per line: ``align*``, ``align``, ...).
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> print(RandomRouting(1).latex())
+        \begin{align*}
+        - \rho x_{0} + x_{1} &= 0 \\
+        \rho x_{0} - x_{1} &= 0 \\
+        x_{0} + x_{1} &= 1 \\
+        B &= x_{1}
+        \end{align*}
+        """
         lines = [sp.latex(sp.Eq(e, 0)).replace("=", "&=", 1) for e in self._drift]
         V = self.variables
         lines += [sp.latex(sp.Eq(sp.Add(*[c * v for c, v in zip(cc, V) if c != 0]), val)).replace("=", "&=", 1)
@@ -514,7 +728,27 @@ class MeanFieldModel:
         return numpy_lambdify(list(self.variables), self._blocking)
 
     def drift_residual(self, x, rho):
-        """Max-norm of the drift at ``x`` (mpmath, current precision)."""
+        """Max-norm of the drift at ``x`` (mpmath, current precision).
+
+        Parameters
+        ----------
+        x : sequence
+            A state (numbers convertible to ``mpf``, in the order of ``variables``).
+        rho : number
+            The load.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        Examples
+        --------
+        >>> import mpmath
+        >>> from symloss import RandomRouting
+        >>> x = [mpmath.mpf(2) / 5, mpmath.mpf(2) / 5, mpmath.mpf(1) / 5]     # the fixed point at rho = 1
+        >>> RandomRouting(2).drift_residual(x, 1) < 1e-15
+        True
+        """
         poly = self._drift_poly
         if poly is None:
             vals = self._mp_drift(*x, rho)
@@ -539,19 +773,103 @@ class MeanFieldModel:
 
         Uses the accelerator registered for this model's class when its assumptions hold for this
         definition (and verifies its answer on the definition's equations), else the generic
-        certified solver; see :func:`symloss.core.certify.solve`."""
+        certified solver; see :func:`symloss.core.certify.solve`.
+
+        Parameters
+        ----------
+        rho : float, int, Fraction or mpmath.mpf
+            The load, ``> 0`` (exact types keep their value).
+        dps : int
+            Significant digits of the state and the blocking, ``5 <= dps <= 100000``.
+
+        Returns
+        -------
+        FixedPointResult
+            The state, the blocking, a rigorous bracket of it, the residual and the method.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rho`` or ``dps`` is not valid.
+        PrecisionError
+            If ``dps`` digits cannot be certified.
+
+        Warns
+        -----
+        DefinitionMismatchWarning
+            When the class has an accelerator that does not apply to this (edited) definition.
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> import mpmath
+        >>> r = RetrialOfD(2, 2).fixed_point(1, dps=20)
+        >>> mpmath.nstr(r.blocking, 20), r.dps
+        ('0.067558952178453145217', 20)
+        """
         from .certify import solve
         return solve(self, rho, dps=dps, residual=True)
 
     def blocking(self, rho, *, dps: int = 30):
-        """Stationary mean-field blocking probability to ``dps`` significant digits (mpf), certified
-        (it raises :class:`~symloss.PrecisionError` when it cannot certify ``dps`` digits)."""
+        """Stationary mean-field blocking probability to ``dps`` significant digits, certified
+        (it raises :class:`~symloss.core.precision.PrecisionError` when it cannot certify ``dps`` digits).
+
+        Parameters
+        ----------
+        rho : float, int, Fraction or mpmath.mpf
+            The load, ``> 0``.
+        dps : int
+            Significant digits, ``5 <= dps <= 100000``.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        Raises
+        ------
+        TypeError, ValueError
+            If ``rho`` or ``dps`` is not valid.
+        PrecisionError
+            If ``dps`` digits cannot be certified.
+
+        Examples
+        --------
+        >>> import mpmath
+        >>> from symloss import PowerOfD
+        >>> mpmath.nstr(PowerOfD(2, 2).blocking(1, dps=30), 30)
+        '0.0530346718715954397391817613697'
+        """
         from .certify import solve
         return solve(self, rho, dps=dps, residual=False).blocking
 
     def enclose(self, rho_lo, rho_hi, *, prec: int = 128):
         """A box enclosing the fixed point, and an enclosure of the blocking, valid for *every* load
-        in ``[rho_lo, rho_hi]`` (parametric Krawczyk test; :func:`symloss.core.certify.enclose`)."""
+        in ``[rho_lo, rho_hi]`` (parametric Krawczyk test; :func:`symloss.core.certify.enclose`).
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : number
+            The load interval, ``0 < rho_lo <= rho_hi``.
+        prec : int
+            Working precision in bits.
+
+        Returns
+        -------
+        Enclosure
+            ``box`` (balls of ``y = log x``), ``blocking`` and ``log_blocking`` balls.
+
+        Raises
+        ------
+        PrecisionError
+            If the test fails on this interval (bisect it).
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> e = RandomRouting(2).enclose(1, 1.01, prec=64)      # E(2, rho) for every rho in [1, 1.01]
+        >>> bool(e.blocking.lower() < 0.2 and e.blocking.upper() > 0.2034)
+        True
+        """
         from .certify import enclose
         return enclose(self, rho_lo, rho_hi, prec=prec)
 
@@ -563,20 +881,88 @@ class MeanFieldModel:
 
     def ode(self, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
         """Integrate the mean-field ODE from ``x0`` and return the values at the times ``t``
-        (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian)."""
+        (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian).
+
+        Parameters
+        ----------
+        rho : float
+            The load, ``> 0``.
+        x0 : array_like
+            Initial state (order of ``variables``).
+        t : array_like
+            Increasing output times, ``>= 0``.
+        method : str
+            A ``scipy.integrate.solve_ivp`` method.
+        rtol, atol : float
+            Tolerances.
+
+        Returns
+        -------
+        OdeResult
+
+        Raises
+        ------
+        ValueError
+            If an argument is out of range.
+        RuntimeError
+            If the integration fails.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> r = RandomRouting(2).ode(1, [1, 0, 0], [0, 50])
+        >>> round(float(r.blocking[-1]), 8)              # E(2, 1) = 1/5
+        0.2
+        """
         from .certify import integrate_ode
         return integrate_ode(self, rho, x0, t, method=method, rtol=rtol, atol=atol)
 
     def series(self, at=0, n: int = 3):
         """Asymptotic expansion of the blocking at ``rho -> 0`` or ``rho -> oo``
-        (:func:`symloss.blocking_series`)."""
+        (:func:`symloss.blocking_series`).
+
+        Parameters
+        ----------
+        at : 0 or sympy.oo
+            The expansion point (``"oo"`` is accepted).
+        n : int
+            Number of non-zero terms.
+
+        Returns
+        -------
+        sympy.Expr
+            With the ``O`` term.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).series(0, 2)
+        rho**2/2 - rho**3/2 + O(rho**4)
+        """
         from ..meanfield.series import blocking_series
         return blocking_series(self, at=at, n=n)
 
     def eliminant(self):
         r"""Polynomial :math:`P(\rho, B)` vanishing at the stationary blocking, by eliminating the
         state variables from :meth:`polynomial_system` (Groebner basis, lex order; small models
-        only), reduced to the factor that vanishes at the certified blocking."""
+        only), reduced to the factor that vanishes at the certified blocking.
+
+        Returns
+        -------
+        sympy.Poly
+            In :data:`RHO` and :data:`BSYM`.
+
+        Raises
+        ------
+        ValueError
+            If the model is too large for the generic elimination.
+
+        Examples
+        --------
+        >>> from symloss import RandomRouting
+        >>> RandomRouting(2).eliminant()
+        Poly(rho**2*B - rho**2 + 2*rho*B + 2*B, rho, B, domain='ZZ')
+        """
         from ..meanfield.elimination import generic_eliminant
         return generic_eliminant(self)
 
@@ -666,6 +1052,26 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
     Returns
     -------
     MeanFieldModel
+
+    Raises
+    ------
+    TypeError
+        If ``name``, ``variables``, a transition or a parameter value has the wrong type.
+    ValueError
+        If the variables repeat, ``state_kind`` or ``C`` is invalid, or a jump names an unknown
+        variable.
+    ModelDefinitionError
+        If the definition is inconsistent (checked before any solve: a jump that is not an integer
+        column, a rate in unknown symbols, an invariant that a jump changes, ...).
+
+    See Also
+    --------
+    MeanFieldModel
+
+    References
+    ----------
+    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+       processes", Journal of Applied Probability 7(1), 49-58 (1970).
 
     Examples
     --------

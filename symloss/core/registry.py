@@ -35,6 +35,14 @@ def register_accelerator(model_class, accelerator) -> None:
         An object with ``name``, ``applies(model)``, ``solve(model, rho, dps, residual)``,
         ``verify(model, result, dps)`` and ``warn_on_mismatch(model)`` (module docstring).
 
+    Returns
+    -------
+    None
+
+    See Also
+    --------
+    accelerator_for, symloss.meanfield.accelerators
+
     Examples
     --------
     >>> from symloss import PowerOfD
@@ -46,7 +54,24 @@ def register_accelerator(model_class, accelerator) -> None:
 
 
 def accelerator_for(model):
-    """The accelerator registered for the nearest class in ``type(model).__mro__``, or ``None``."""
+    """The accelerator registered for the nearest class in ``type(model).__mro__``, or ``None``.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+
+    Returns
+    -------
+    object or None
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting, define_model
+    >>> from symloss.core.registry import accelerator_for
+    >>> accelerator_for(RandomRouting(2)).name        # found on the parent class RetrialOfD
+    'Erlang-B reduction'
+    """
     for cls in type(model).__mro__:
         acc = _ACCELERATORS.get(cls)
         if acc is not None:
@@ -55,4 +80,17 @@ def accelerator_for(model):
 
 
 def registered_accelerators() -> dict:
+    """A copy of the registry.
+
+    Returns
+    -------
+    dict
+        Model class -> accelerator.
+
+    Examples
+    --------
+    >>> from symloss.core.registry import registered_accelerators
+    >>> sorted(cls.__name__ for cls in registered_accelerators())
+    ['JSQ', 'PowerOfD', 'RetrialOfD']
+    """
     return dict(_ACCELERATORS)

@@ -276,7 +276,21 @@ class ResultMixin:
     def to_latex(self, *, caption: str | None = None, label: str | None = None, booktabs: bool = True) -> str:
         r"""The result as a two-column LaTeX table (``quantity``, ``value``); numbers in math mode
         (``3.6 \times 10^{-2332}``), long lists summarised. With ``caption``/``label`` it is wrapped
-        in a ``table`` float. Needs ``\usepackage{booktabs}`` unless ``booktabs=False``."""
+        in a ``table`` float. Needs ``\usepackage{booktabs}`` unless ``booktabs=False``.
+
+        Parameters
+        ----------
+        caption : str, optional
+            Caption of the ``table`` float (escaped).
+        label : str, optional
+            ``\label`` of the float.
+        booktabs : bool
+            ``\toprule``/``\midrule``/``\bottomrule`` (else ``\hline``).
+
+        Returns
+        -------
+        str
+        """
         rows = [[escape_text(k), _latex_value(v)] for k, v in _items(self)]
         return _wrap_table(_tabular(["quantity", "value"], rows, "ll", booktabs=booktabs), caption, label)
 
@@ -297,7 +311,12 @@ class ResultMixin:
 
     def to_frame(self):
         """A pandas DataFrame: one row per ``rows()`` entry when the result has ``rows()`` (tables,
-        studies), else one row of its scalars (short lists become columns ``name[i]``)."""
+        studies), else one row of its scalars (short lists become columns ``name[i]``).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         import pandas as pd
         rows = getattr(self, "rows", None)
         if callable(rows):
@@ -345,13 +364,24 @@ class ResultTable(ResultMixin):
         return _plain(v, dps if isinstance(dps, int) else None)
 
     def rows(self) -> list[dict]:
-        """The rows as dicts (copies)."""
+        """The rows as dicts (copies).
+
+        Returns
+        -------
+        list of dict
+        """
         return [dict(r) for r in self.rows_]
 
     def __len__(self) -> int:
         return len(self.rows_)
 
     def to_dict(self) -> dict:
+        """Plain data: title, columns, rows (numbers with the table's ``dps``) and ``meta``.
+
+        Returns
+        -------
+        dict
+        """
         return {"title": self.title, "columns": list(self.columns),
                 "rows": [{c: self._p(r.get(c)) for c in self.columns} for r in self.rows_],
                 **{k: _plain(v) for k, v in self.meta.items()}}
@@ -372,7 +402,23 @@ class ResultTable(ResultMixin):
     def to_latex(self, *, caption: str | None = None, label: str | None = None, booktabs: bool = True,
                  columns: Sequence[str] | None = None, headers: Mapping[str, str] | None = None) -> str:
         r"""A LaTeX ``tabular`` of the rows (numbers in math mode, right-aligned numeric columns);
-        ``headers`` maps column names to LaTeX headers (default: the escaped names)."""
+        ``headers`` maps column names to LaTeX headers (default: the escaped names).
+
+        Parameters
+        ----------
+        caption, label : str, optional
+            Wrap the tabular in a ``table`` float with this caption / label.
+        booktabs : bool
+            ``booktabs`` rules (else ``\hline``).
+        columns : sequence of str, optional
+            The columns shown (default all).
+        headers : mapping, optional
+            Column name -> LaTeX header.
+
+        Returns
+        -------
+        str
+        """
         cols = list(columns) if columns is not None else list(self.columns)
         headers = dict(headers or {})
         body = [[_latex_value(self._p(r.get(c))) if r.get(c) is not None else "--" for c in cols]
@@ -407,7 +453,15 @@ class ResultTable(ResultMixin):
         return pd.DataFrame([{c: r.get(c) for c in self.columns} for r in self.rows_], columns=self.columns)
 
     def to_csv(self, path, *, provenance: dict | None = None) -> None:
-        """Write the rows as CSV; ``provenance`` (default ``meta["provenance"]``) as leading ``#`` lines."""
+        """Write the rows as CSV; ``provenance`` (default ``meta["provenance"]``) as leading ``#`` lines.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path
+            The file.
+        provenance : dict, optional
+            Written as ``#`` comment lines (read back with ``pandas.read_csv(path, comment="#")``).
+        """
         import csv
 
         from .provenance import provenance_lines
@@ -422,7 +476,19 @@ class ResultTable(ResultMixin):
                 w.writerow({c: ("" if r.get(c) is None else _csv_value(self._p(r.get(c)))) for c in self.columns})
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
-        """The table (and ``meta``) as JSON text; written to ``path`` when given."""
+        """The table (and ``meta``) as JSON text; written to ``path`` when given.
+
+        Parameters
+        ----------
+        path : str or pathlib.Path, optional
+            The file.
+        indent : int
+            JSON indentation.
+
+        Returns
+        -------
+        str
+        """
         text = json.dumps(self.to_dict(), indent=indent, default=str)
         if path is not None:
             with open(path, "w", encoding="utf-8") as fh:

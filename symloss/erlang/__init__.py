@@ -1,5 +1,5 @@
 """Erlang-B at any size: certified arbitrary precision (python-flint balls), float and log forms
-(numba kernel in :mod:`._kernels`), capacity, load, derivatives and the SymPy form."""
+(numba kernel in the private ``_kernels``), capacity, load, derivatives and the SymPy form."""
 from .erlang_b import (
                        erlang_b,
                        erlang_b_ball,

@@ -3,7 +3,7 @@ definition, its exact stationary solution, simulation (generated count-level ker
 server-level kernels as a checked fast path), the refined mean field and finite-N thresholds.
 
 Modules: :mod:`.chain` (the count chain of a definition, its state space and checks), :mod:`.exact`
-(the exact chain), :mod:`.simulate` (the simulator; server-level kernels :mod:`._kernels`,
+(the exact chain), :mod:`.simulate` (the simulator; server-level kernels in the private ``_kernels``,
 generated kernels :mod:`.generated`), :mod:`.refined` (refined mean field), :mod:`.threshold`
 (finite-N thresholds), :mod:`.common` (policy names, sampling conventions, checks).
 """

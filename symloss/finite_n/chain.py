@@ -126,6 +126,17 @@ class FiniteNChain:
         The conditional loss probability ``b(n)``.
     source : str
         ``"mean-field rates x N"`` or ``"finite_n_transitions"``.
+
+    See Also
+    --------
+    finite_n_chain, symloss.exact_finite_n, symloss.simulate
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD, finite_n_chain
+    >>> chain = finite_n_chain(RetrialOfD(2, 2), 3)
+    >>> chain.source, chain.n, chain.blocking
+    ('mean-field rates x N', 3, n2**2/N_servers**2)
     """
 
     model: MeanFieldModel
@@ -140,25 +151,51 @@ class FiniteNChain:
 
     @property
     def n(self) -> int:
+        """Number of count variables."""
         return len(self.symbols)
 
     @property
     def args(self) -> list:
+        """Arguments of the rate and blocking expressions: the counts, ``rho`` and :data:`NSYM`."""
         return list(self.symbols) + [RHO, NSYM]
 
     @property
     def state_kind(self) -> str:
+        """The model's state kind (``"occupancy"``, ``"tail"`` or ``"custom"``)."""
         return getattr(self.model, "state_kind", "custom")
 
     @property
     def C(self):
+        """The model's capacity (``None`` for a custom model without one)."""
         return getattr(self.model, "C", None)
 
     def transition_text(self, j: int) -> str:
+        """Transition ``j`` in words (for error messages).
+
+        Parameters
+        ----------
+        j : int
+            Index of the transition.
+
+        Returns
+        -------
+        str
+        """
         jump = {str(s): int(v) for s, v in zip(self.symbols, self.jumps[j]) if v != 0}
         return f"transition {j} (jump {jump}, rate {self.rates[j]})"
 
     def state_text(self, state) -> str:
+        """A count state in words, e.g. ``{n0: 1, n1: 2}``.
+
+        Parameters
+        ----------
+        state : array_like of int
+            The counts.
+
+        Returns
+        -------
+        str
+        """
         return "{" + ", ".join(f"{s}: {int(v)}" for s, v in zip(self.symbols, state)) + "}"
 
     # vectorised evaluators ---------------------------------------------------------------------------
@@ -174,7 +211,29 @@ class FiniteNChain:
         return self._cache["mp"]
 
     def rate_matrix(self, S: np.ndarray, rho: float) -> np.ndarray:
-        """``(M, m)`` float64 rates of every transition at the states ``S`` (rows)."""
+        """Float64 rates of every transition at the states ``S``.
+
+        Parameters
+        ----------
+        S : numpy.ndarray
+            ``(M, n)`` integer states (rows).
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(M, m)``: the rate of transition ``j`` at state ``i`` (not checked: see
+            :meth:`check_rates`).
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD, finite_n_chain
+        >>> from symloss.finite_n.chain import enumerate_states
+        >>> chain = finite_n_chain(RetrialOfD(2, 2), 3)
+        >>> chain.rate_matrix(enumerate_states(chain)[:2], 1.0).tolist()
+        [[0.0, 0.0, 0.0, 6.0], [0.0, 1.6666666666666667, 1.0, 4.0]]
+        """
         fns, _ = self._np_rates()
         cols = [S[:, i].astype(np.float64) for i in range(self.n)]
         out = np.empty((S.shape[0], len(fns)))
@@ -185,6 +244,20 @@ class FiniteNChain:
         return out
 
     def blocking_values(self, S: np.ndarray, rho: float) -> np.ndarray:
+        """The conditional loss probability ``b(n)`` at the states ``S``.
+
+        Parameters
+        ----------
+        S : numpy.ndarray
+            ``(M, n)`` integer states (rows).
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        numpy.ndarray
+            ``(M,)`` float64.
+        """
         _, fb = self._np_rates()
         cols = [S[:, i].astype(np.float64) for i in range(self.n)]
         with np.errstate(all="ignore"):
@@ -198,11 +271,50 @@ class FiniteNChain:
         return self._cache["ex"], self._cache["ex_b"]
 
     def exact_rate(self, j: int, state, rho) -> object:
-        """Rate ``j`` at one state in exact rationals (``rho``: an ``fmpq``)."""
+        """Rate ``j`` at one state in exact rationals.
+
+        Parameters
+        ----------
+        j : int
+            Index of the transition.
+        state : array_like of int
+            The counts.
+        rho : flint.fmpq
+            Load per server, exact.
+
+        Returns
+        -------
+        flint.fmpq
+
+        Raises
+        ------
+        ModelDefinitionError
+            If the rate is not rational (floats, ``exp``, non-integer powers).
+        """
         from flint import fmpq
         return self._exact_fns()[0][j](*[fmpq(int(v)) for v in state], rho, fmpq(self.N))
 
     def exact_blocking(self, state, rho):
+        """The conditional loss probability at one state in exact rationals.
+
+        Parameters
+        ----------
+        state : array_like of int
+            The counts.
+        rho : flint.fmpq
+            Load per server, exact.
+
+        Returns
+        -------
+        flint.fmpq
+
+        Examples
+        --------
+        >>> from flint import fmpq
+        >>> from symloss import RetrialOfD, finite_n_chain
+        >>> finite_n_chain(RetrialOfD(2, 2), 3).exact_blocking([0, 1, 2], fmpq(1))    # (2/3)^2
+        4/9
+        """
         from flint import fmpq
         return self._exact_fns()[1](*[fmpq(int(v)) for v in state], rho, fmpq(self.N))
 
@@ -212,10 +324,32 @@ class FiniteNChain:
 
     # checks -----------------------------------------------------------------------------------------------
     def check_rates(self, S: np.ndarray, R: np.ndarray, rho: float, in_space) -> np.ndarray:
-        """Check the rates ``R`` (``(M, m)``) at the states ``S``: NaN/inf or negative rates and
-        positive-rate transitions out of the state space (``in_space(T) -> bool array``) raise
-        :class:`FiniteNModelError`; values that are float noise around an exact zero (re-evaluated
-        at 50 digits) are set to 0. Returns the cleaned ``R``."""
+        """Check the rates ``R`` at the states ``S``: NaN/inf or negative rates and positive-rate
+        transitions out of the state space raise :class:`FiniteNModelError`; values that are float
+        noise around an exact zero (re-evaluated at 50 digits) are set to 0.
+
+        Parameters
+        ----------
+        S : numpy.ndarray
+            ``(M, n)`` integer states.
+        R : numpy.ndarray
+            ``(M, m)`` rates from :meth:`rate_matrix` (modified in place).
+        rho : float
+            Load per server.
+        in_space : callable
+            ``T -> bool array``: membership of the target states ``T`` in the state space.
+
+        Returns
+        -------
+        numpy.ndarray
+            The cleaned ``R``.
+
+        Raises
+        ------
+        FiniteNModelError
+            Naming the state and the transition, for an undefined or negative rate or a transition
+            of positive rate that leaves the state space.
+        """
         bad = ~np.isfinite(R)
         if bad.any():
             i, j = map(int, np.argwhere(bad)[0])
@@ -248,6 +382,12 @@ class FiniteNChain:
         return R
 
     def space_text(self) -> str:
+        """The state space in words (for error messages).
+
+        Returns
+        -------
+        str
+        """
         kind = self.state_kind
         if kind == "occupancy":
             return f"the state space is the compositions n_0 + ... + n_C = N (C = {self.C})"
@@ -268,7 +408,47 @@ def _subs_parameters(model, expr):
 
 def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacement") -> FiniteNChain:
     """Generate the finite-N count chain of ``model`` with ``N`` servers from its definition (see the
-    module docstring). Cached per definition, ``N`` and ``sampling``."""
+    module docstring). Cached per definition, ``N`` and ``sampling``.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        Any model definition (shipped or user-defined).
+    N : int
+        Number of servers, ``>= 1``.
+    sampling : {"with_replacement", "without_replacement"}
+        Passed to :meth:`~symloss.MeanFieldModel.finite_n_transitions`; models without finite-N
+        rates use the mean-field rates times ``N`` for both.
+
+    Returns
+    -------
+    FiniteNChain
+        Jumps, total rates and the conditional loss probability, in the count symbols.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`~symloss.MeanFieldModel`.
+    ModelDefinitionError
+        If the definition or its finite-N rates are inconsistent (a jump that is not an integer
+        column, a rate in unknown symbols, a blocking that is not a function of the state).
+
+    See Also
+    --------
+    symloss.exact_finite_n, symloss.simulate, symloss.refined_mean_field
+
+    References
+    ----------
+    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, finite_n_chain
+    >>> chain = finite_n_chain(PowerOfD(2, 2), 3, "without_replacement")
+    >>> chain.source, chain.rates[1]
+    ('finite_n_transitions', U1 - U2)
+    """
     key = model._definition_key()
     store = _CHAIN_CACHE if key is not None else model.__dict__.setdefault("_finite_n_chains", {})
     full = (key, int(N), sampling)
@@ -384,7 +564,26 @@ def _compositions(N: int, parts: int) -> np.ndarray:
 
 
 def enumerate_states(chain: FiniteNChain) -> np.ndarray:
-    """The states of an occupancy or tail chain (rows, in the order of ``chain.symbols``)."""
+    """The states of an occupancy or tail chain (rows, in the order of ``chain.symbols``).
+
+    Parameters
+    ----------
+    chain : FiniteNChain
+        A chain of a model with ``state_kind`` ``"occupancy"`` or ``"tail"``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(binom(N + C, C), n)`` int64: the compositions ``n_0 + ... + n_C = N`` or the monotone
+        tails ``N >= U_1 >= ... >= U_C >= 0``.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, finite_n_chain
+    >>> from symloss.finite_n.chain import enumerate_states
+    >>> enumerate_states(finite_n_chain(PowerOfD(2, 2), 2)).tolist()
+    [[2, 2], [2, 1], [2, 0], [1, 1], [1, 0], [0, 0]]
+    """
     C, N = chain.C, chain.N
     occ = _compositions(N, C + 1)
     if chain.state_kind == "occupancy":

@@ -62,6 +62,48 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
     ``n_C/N`` for ``"random"`` and :math:`1\{n_C = N\}` for ``"jsq"``. Evaluated from the shipped
     model's finite-N loss probability (:func:`symloss.finite_n.chain.finite_n_chain`), which depends on
     the number of full servers only. Vectorised over ``nfull``.
+
+    Parameters
+    ----------
+    policy : {"random", "retrial", "power", "jsq"}
+        The shipped policy.
+    N : int
+        Number of servers, ``>= 1``.
+    d : int or None
+        Attempts (retrial) or samples (power), ``>= 1``; ignored for ``"random"`` and ``"jsq"``.
+    nfull : int or array_like
+        Number(s) of full servers, ``0 <= nfull <= N``.
+    sampling : {"with_replacement", "without_replacement"}
+        How the ``d`` servers are drawn (``"random"`` and ``"jsq"`` have one convention).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        ``b(n)`` (an array of the shape of ``nfull`` when it is an array).
+
+    Raises
+    ------
+    TypeError
+        If ``N`` or ``d`` is not an integer.
+    ValueError
+        If ``policy`` or ``sampling`` is unknown, or ``N``, ``d`` is out of range.
+
+    See Also
+    --------
+    finite_n_chain, symloss.exact_finite_n
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+
+    Examples
+    --------
+    >>> from symloss import conditional_blocking
+    >>> conditional_blocking("power", 10, 2, [0, 5, 10]).tolist()
+    [0.0, 0.25, 1.0]
+    >>> round(conditional_blocking("power", 10, 2, 5, "without_replacement"), 12)     # (5/10)(4/9)
+    0.222222222222
     """
     from .chain import finite_n_chain
     check_choice(policy, "policy", POLICIES)
@@ -83,7 +125,29 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
 # --------------------------------------------------------------------------------------------------
 
 def policy_model(policy: str, C: int, d: int | None):
-    """The shipped model a policy name stands for (``d`` as checked by :func:`_check_common`)."""
+    """The shipped model a policy name stands for.
+
+    Parameters
+    ----------
+    policy : {"random", "retrial", "power", "jsq"}
+        The policy name (checked by the caller).
+    C : int
+        Capacity of a server.
+    d : int or None
+        Attempts or samples (``retrial``, ``power``).
+
+    Returns
+    -------
+    MeanFieldModel
+        :class:`~symloss.RandomRouting`, :class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`
+        or :class:`~symloss.JSQ`.
+
+    Examples
+    --------
+    >>> from symloss.finite_n.common import policy_model
+    >>> policy_model("retrial", 2, 3)
+    RetrialOfD(C=2, d=3)
+    """
     from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
     if policy == "random":
         return RandomRouting(C)

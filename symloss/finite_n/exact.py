@@ -42,6 +42,41 @@ class ExactFiniteNResult(ResultMixin):
     ``state_mean``); ``residual`` is :math:`\max |\pi Q|` of the computed distribution.
     ``states`` and ``pi`` (not in ``to_dict``) are the states (rows, in the order of ``symbols``) and
     their stationary probabilities.
+
+    Attributes
+    ----------
+    policy, model : str
+        The policy name (shipped policies) and the model's repr.
+    N : int
+        Number of servers.
+    C, d : int or None
+        Capacity and attempts / samples (``None`` when the model has none).
+    rho : float
+        Load per server.
+    sampling : str
+        The finite-N sampling convention.
+    blocking : float
+        :math:`B_N` (float64).
+    blocking_exact : fractions.Fraction or None
+        The exact rational :math:`B_N` (``method="exact"``).
+    occupancy : numpy.ndarray
+        :math:`E[n_k]/N`, ``k = 0..C`` (occupancy and tail models).
+    state_mean : numpy.ndarray
+        :math:`E[n]/N` in the model's variables.
+    n_states : int
+        Size of the chain.
+    residual : float
+        :math:`\max |\pi Q|` of the computed distribution.
+    method : str
+        The solver that ran.
+    symbols : tuple of sympy.Symbol
+        The count variables.
+    chain_source : str
+        ``"mean-field rates x N"`` or ``"finite_n_transitions"``.
+    wall_time : float
+        Seconds.
+    states, pi : numpy.ndarray
+        The states (rows) and their stationary probabilities (not in ``to_dict``).
     """
 
     policy: str
@@ -66,6 +101,12 @@ class ExactFiniteNResult(ResultMixin):
     pi: np.ndarray = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
+        """Plain data (the exact blocking as ``"p/q"``; no ``states``/``pi``), for JSON.
+
+        Returns
+        -------
+        dict
+        """
         return {"policy": self.policy, "model": self.model, "N": self.N, "C": self.C, "rho": self.rho,
                 "d": self.d, "sampling": self.sampling, "blocking": self.blocking,
                 "blocking_exact": None if self.blocking_exact is None else _fraction_text(self.blocking_exact),
@@ -280,16 +321,21 @@ def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_rep
     Parameters
     ----------
     model : MeanFieldModel or {"random", "retrial", "power", "jsq"}
+        The model, or a shipped policy by name (then ``C``, ``rho`` and, for retrial / power, ``d``).
     N : int
-        Servers.
+        Servers, ``>= 1``.
+    *args
+        The remaining positional arguments of the two call forms: ``rho`` after a model;
+        ``C, rho[, d]`` after a policy name.
     rho : float (or exact rational for ``method="exact"``)
-        Load per server.
+        Load per server, ``> 0``.
     C, d : int
         Only with a policy name: capacity and attempts / samples (retrial / power).
     sampling : {"with_replacement", "without_replacement"}
         Passed to the model's ``finite_n_transitions`` (the shipped models give the
         without-replacement rates).
     method : {"auto", "lu", "gauss-seidel", "exact"}
+        The solver (see above).
     max_states : int, optional
         State limit of the direct solve (default by the number of free dimensions ``C``: 1 000 000
         for ``C = 1``, 200 000 for ``C = 2``, 30 000 for ``C = 3``, 8 000 beyond; for
@@ -302,6 +348,29 @@ def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_rep
     Returns
     -------
     ExactFiniteNResult
+        :math:`B_N`, the mean occupancy, the stationary distribution and the residual.
+
+    Raises
+    ------
+    TypeError
+        If the call form is wrong (missing ``rho``, ``C`` with a model, a float ``rho`` with
+        ``method="exact"``).
+    ValueError
+        If an argument is out of range or the chain is too large (before any work), or the loss
+        probability is not in ``[0, 1]`` at a state.
+    FiniteNModelError
+        If a rate is negative or undefined at a state, or a transition leaves the state space.
+    ArithmeticError
+        If the solve does not reach a residual at the rounding level.
+
+    See Also
+    --------
+    symloss.simulate, symloss.refined_mean_field, symloss.finite_n_chain
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------

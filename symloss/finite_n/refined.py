@@ -48,6 +48,26 @@ class RefinedMeanFieldResult(ResultMixin):
         (:math:`\Sigma_1` solves the Lyapunov equation).
     N : int or None
         When given, ``blocking_refined = B + V/N`` and ``blocking_refined2 = B + V/N + W/N^2``.
+    model : str
+        The model's repr.
+    C, d : int or None
+        Capacity and parameter of the model.
+    rho : float
+        Load per server.
+    variables : tuple of sympy.Symbol
+        The state variables.
+    conserved : int
+        Number of linear invariants removed.
+    order : int
+        ``1`` or ``2``.
+    dps : int or None
+        Digits of the multi-precision values (``None``: float64 only).
+    V_mp, blocking_mf_mp : mpmath.mpf or None
+        ``V`` and ``B`` at ``dps`` digits.
+    x_star_mp : list of mpmath.mpf
+        The fixed point at ``dps`` digits.
+    method, note : str
+        How the expansion was computed; why ``W`` is missing, if it is.
     """
 
     model: str
@@ -74,8 +94,31 @@ class RefinedMeanFieldResult(ResultMixin):
     note: str = ""
 
     def at(self, N, order: int = 1) -> float:
-        """Refined approximation for ``N`` servers: :math:`B + V/N` (``order=1``) or
-        :math:`B + V/N + W/N^2` (``order=2``)."""
+        """Refined approximation for ``N`` servers.
+
+        Parameters
+        ----------
+        N : int
+            Number of servers, ``>= 1``.
+        order : {0, 1, 2}
+            ``0``: the mean field :math:`B`; ``1``: :math:`B + V/N`; ``2``: :math:`B + V/N + W/N^2`.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            If ``order=2`` and there is no second-order term.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD, refined_mean_field
+        >>> r = refined_mean_field(PowerOfD(2, 2), rho=1.0, dps=None)
+        >>> round(r.at(10, order=2), 6)
+        0.073657
+        """
         N = check_int(N, "N", min_value=1)
         order = check_int(order, "order", min_value=0, max_value=2)
         if order == 0:
@@ -88,13 +131,21 @@ class RefinedMeanFieldResult(ResultMixin):
 
     @property
     def blocking_refined(self):
+        """:math:`B + V/N` at the ``N`` given to :func:`refined_mean_field` (``None`` without one)."""
         return None if self.N is None else self.at(self.N)
 
     @property
     def blocking_refined2(self):
+        """:math:`B + V/N + W/N^2` at the ``N`` given (``None`` without ``N`` or ``W``)."""
         return None if (self.N is None or self.W is None) else self.at(self.N, 2)
 
     def to_dict(self) -> dict:
+        """Plain data (the multi-precision values as ``dps``-digit strings), for JSON.
+
+        Returns
+        -------
+        dict
+        """
         n = self.dps or 17
 
         def mp(v):
@@ -539,7 +590,7 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
         A model (any object with ``variables``, ``transitions()``, ``blocking_expr()``,
         ``fixed_point(rho, dps=)``), or "random", "retrial", "power" with ``C``, ``d``.
     rho : float
-        Load.
+        Load per server, ``> 0``.
     C, d : int
         Only with a policy name.
     N : int, optional
@@ -554,12 +605,26 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
     Returns
     -------
     RefinedMeanFieldResult
+        ``B``, ``V``, ``W`` and the moments behind them.
+
+    Raises
+    ------
+    TypeError
+        If an integer argument is not an integer.
+    ValueError
+        If an argument is out of range, ``C``/``d`` are given with a model, the finite-N chain is
+        not density dependent (sampling without replacement), or the drift is not smooth (JSQ).
+
+    See Also
+    --------
+    symloss.exact_finite_n, symloss.simulate
 
     References
     ----------
-    N. Gast, B. Van Houdt, "A refined mean field approximation", Proc. ACM Meas. Anal. Comput. Syst.
-    1(2), 33 (2017). N. Gast, L. Bortolussi, M. Tribastone, "Size expansions of mean field
-    approximation: transient and steady-state analysis", Performance Evaluation 129 (2019).
+    .. [1] N. Gast, B. Van Houdt, "A refined mean field approximation", Proceedings of the ACM on
+       Measurement and Analysis of Computing Systems 1(2), article 33 (2017).
+    .. [2] N. Gast, L. Bortolussi, M. Tribastone, "Size expansions of mean field approximation:
+       transient and steady-state analysis", Performance Evaluation 129 (2019).
 
     Examples
     --------

@@ -12,7 +12,7 @@ loss probability are *identical* (SymPy) to the count chain that kernel realises
 
 The shipped policies, as the server-level kernel realises them:
 
-Model (seed 000, ``shared/MATH.md`` section 2). ``N`` servers of capacity ``C``; Poisson arrivals of
+Model (Cuesta, Jonckheere, Prabhu and Brun 2026). ``N`` servers of capacity ``C``; Poisson arrivals of
 total rate :math:`N\lambda`; exponential services of rate :math:`\mu = 1`; load :math:`\rho = \lambda`.
 An arriving job is routed by one of four policies and is lost when the policy finds no room:
 
@@ -37,7 +37,7 @@ An arriving job is routed by one of four policies and is lost when the policy fi
   :math:`x_k = n_k/N` and :math:`f = x_C` the fraction of full servers, an arrival joins a level-``k``
   server with probability :math:`x_k (1 - f^d)/(1 - f)` (retrial) or
   :math:`u_k^d - u_{k+1}^d`, :math:`u_k = \sum_{j \ge k} x_j` (power), and is lost with probability
-  :math:`f^d` under both. These are the mean-field rates of ``MATH.md``, so the refined mean field
+  :math:`f^d` under both. These are the mean-field rates of the paper, so the refined mean field
   (:func:`refined_mean_field`) applies to this convention.
 * ``"without_replacement"``: the ``d`` attempts (retrial) or samples (power) are distinct servers
   (retrial picks each new attempt uniformly among the servers not tried yet); requires ``d <= N``.
@@ -54,8 +54,8 @@ is reported too (``lost_fraction``).
 
 References
 ----------
-D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in loss systems: mean-field analysis, Erlang
-bounds, and power-of-d comparison", arXiv:2611.06267 (2026) (seed 000).
+D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis, Erlang
+Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 N. Gast, B. Van Houdt, "A refined mean field approximation", Proc. ACM Meas. Anal. Comput. Syst. 1(2),
 article 33 (2017).
 D. Blackman, S. Vigna, "Scrambled linear pseudorandom number generators" (2018) (xoshiro256**).
@@ -117,6 +117,30 @@ class SimulationResult(ResultMixin):
         Seconds spent in the simulation kernel (compilation excluded).
     compile_time : float
         Seconds spent loading / compiling the kernel during this call (0 once compiled).
+    policy, model : str
+        The policy name and the model's repr.
+    N, C : int
+        Servers and capacity.
+    rho : float
+        Load per server.
+    d : int or None
+        Attempts / samples.
+    sampling : str
+        The finite-N sampling convention.
+    std_error : float
+        Standard error of ``blocking``.
+    ci_method : str
+        ``"replications"`` or ``"batch means"``.
+    arrivals : int
+        Arrival epochs measured (server level).
+    simulated_time : float
+        Simulated time measured.
+    seed_entropy : int or sequence of int
+        The entropy of the seed sequence (rerun with ``seed=seed_entropy`` to reproduce).
+    method : str
+        The simulator.
+    symbols : tuple of sympy.Symbol
+        The count variables (count level).
     """
 
     policy: str
@@ -155,13 +179,30 @@ class SimulationResult(ResultMixin):
 
     @property
     def events_per_second(self) -> float:
+        """Simulated events per second of kernel time."""
         return self.total_events / self.wall_time if self.wall_time > 0 else float("inf")
 
     def covers(self, value) -> bool:
-        """True when ``value`` lies in the confidence interval."""
+        """Whether ``value`` lies in the confidence interval.
+
+        Parameters
+        ----------
+        value : float
+            A reference value (e.g. the exact finite-N blocking).
+
+        Returns
+        -------
+        bool
+        """
         return self.ci[0] <= float(value) <= self.ci[1]
 
     def to_dict(self) -> dict:
+        """Plain data, for JSON.
+
+        Returns
+        -------
+        dict
+        """
         return {
             "policy": self.policy, "N": self.N, "C": self.C, "rho": self.rho, "d": self.d,
             "sampling": self.sampling, "blocking": self.blocking, "ci": list(self.ci),
@@ -286,7 +327,33 @@ _FAST_CACHE: dict = {}
 def server_level_policy(model, N: int, sampling: str):
     """``(policy, d)`` when the server-level kernel simulates exactly ``model``'s finite-N chain
     (identical transitions and loss probability, checked in SymPy), else ``None`` (with a
-    :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose definition was edited)."""
+    :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose definition was edited).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    N : int
+        Number of servers.
+    sampling : {"with_replacement", "without_replacement"}
+        The finite-N convention.
+
+    Returns
+    -------
+    tuple of (str, int) or None
+
+    Warns
+    -----
+    DefinitionMismatchWarning
+        For a shipped class whose finite-N definition differs from the kernel's chain.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.finite_n.simulate import server_level_policy
+    >>> server_level_policy(PowerOfD(2, 2), 10, "with_replacement")
+    ('power', 2)
+    """
     from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
     if isinstance(model, RandomRouting):
         policy = "random"
@@ -395,6 +462,28 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
     Returns
     -------
     SimulationResult
+        The estimate, its 95 % interval, occupancy and the seed to reproduce it.
+
+    Raises
+    ------
+    TypeError
+        If the call form is wrong (no model, both ``model`` and ``policy``, ``C`` with a model) or an
+        integer argument is not an integer.
+    ValueError
+        If an argument is out of range, or ``kernel="server"`` and the server-level kernel does not
+        simulate this definition.
+    FiniteNModelError
+        If a rate is negative or undefined at a visited state, or a transition leaves the state
+        space.
+
+    Warns
+    -----
+    DefinitionMismatchWarning
+        When a shipped policy's definition was edited and the generated kernel runs instead.
+
+    See Also
+    --------
+    symloss.exact_finite_n, symloss.refined_mean_field
 
     Notes
     -----
@@ -409,6 +498,11 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
     Confidence intervals: with ``replications >= 2``, a Student-t interval over the replication
     estimates; with one replication, batch means over 20 consecutive batches of ``events/20``
     events (valid when a batch is much longer than the correlation time).
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------

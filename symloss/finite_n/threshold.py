@@ -34,6 +34,31 @@ class FiniteNThresholdResult(ResultMixin):
     interval from a weighted regression of simulated :math:`D_N` on :math:`\log\rho` for
     ``method == "simulation"``. ``mean_field`` is :func:`symloss.threshold_load`, ``refined`` the
     crossing of the refined mean-field blockings :math:`B + V/N`.
+
+    Attributes
+    ----------
+    threshold : float
+        The finite-N threshold load.
+    ci : tuple of float
+        Its interval (see above).
+    method : str
+        ``"exact"`` or ``"simulation"``.
+    mean_field, refined : float or None
+        The mean-field and refined mean-field thresholds of the pair (``None`` when not computed).
+    C, d, dt : int or None
+        Set for a retrial-of-``dt`` vs power-of-``d`` pair of one capacity.
+    N : int
+        Number of servers.
+    sampling : str
+        The finite-N convention.
+    loads, log_ratio, log_ratio_se : numpy.ndarray
+        The loads evaluated, :math:`D_N` there and its standard error (0 for exact values).
+    events : int
+        Simulated events in all (simulation).
+    wall_time : float
+        Seconds.
+    model_a, model_b : str
+        The two models.
     """
 
     C: int | None
@@ -55,6 +80,12 @@ class FiniteNThresholdResult(ResultMixin):
     model_b: str = ""
 
     def to_dict(self) -> dict:
+        """Plain data, for JSON.
+
+        Returns
+        -------
+        dict
+        """
         return {"model_a": self.model_a, "model_b": self.model_b, "C": self.C, "d": self.d, "dt": self.dt, "N": self.N, "threshold": self.threshold,
                 "ci": list(self.ci), "method": self.method, "sampling": self.sampling,
                 "mean_field": self.mean_field, "refined": self.refined,
@@ -130,6 +161,8 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
         The two models (shorthand: ``C, d``).
     N : int
         Number of servers (shorthand: ``dt``, then ``N``).
+    *args
+        Only the shorthand: ``N`` after ``C, d, dt``.
     method : {"auto", "exact", "simulation"}
         "exact": the count chains are solved (:func:`exact_finite_n`) on a log-spaced grid
         of 24 cells in ``[rho_min, rho_max]`` and the last sign change of
@@ -150,7 +183,10 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
     rho_min, rho_max : float
         Search range of the exact method (default ``0.02`` and ``4 C``, ``C`` the larger capacity).
     events, replications, n_loads, seed
-        Simulation effort (default ``events = max(200 000, 400 N)`` per replication).
+        Simulation effort (default ``events = max(200 000, 400 N)`` per replication,
+        ``replications >= 2``, ``n_loads >= 3``); ``seed`` as for :func:`simulate`.
+    log_width : float
+        Half-width in :math:`\log\rho` of the stage-1 window of the simulation method, ``> 0``.
     mean_field : bool
         Also compute the mean-field threshold :func:`symloss.threshold_load` (certified; cached
         per pair of definitions).
@@ -158,6 +194,24 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
     Returns
     -------
     FiniteNThresholdResult
+        The threshold, its interval, and the mean-field and refined thresholds of the pair.
+
+    Raises
+    ------
+    TypeError
+        If the call form is wrong or an integer argument is not an integer.
+    ValueError
+        If an argument is out of range (``dt <= d`` in the shorthand, ``d > N`` without
+        replacement), or no sign change is found in the range.
+
+    See Also
+    --------
+    symloss.threshold_load, symloss.exact_finite_n, symloss.simulate
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------

@@ -61,6 +61,8 @@ def _identical(a, b) -> bool:
 
 
 class _Accelerator:
+    """Common machinery of the accelerators: the binding to a definition (:meth:`applies`) and the
+    verification of an answer on the definition's compiled equations (:meth:`verify`)."""
     name = "accelerator"
 
     def __init__(self):
@@ -68,11 +70,47 @@ class _Accelerator:
 
     # -- binding to the definition -------------------------------------------------------------------
     def template(self, model):
-        """(drift list, invariants [(coeffs, value)], blocking) the reduction assumes, in the model's
-        own variables."""
+        """The system the reduction assumes, in the model's own variables.
+
+        Parameters
+        ----------
+        model : MeanFieldModel
+            A model of the class the accelerator is registered for.
+
+        Returns
+        -------
+        tuple
+            ``(drift, invariants, blocking)``: the drift rows (SymPy), the invariants as
+            ``[(coefficients, value)]`` and the blocking expression.
+
+        Raises
+        ------
+        ValueError
+            If the model's state does not have the template's shape.
+        """
         raise NotImplementedError
 
     def applies(self, model):
+        """Whether this definition is the template system (exact identity of the drift, the
+        invariants and the blocking; cached per definition).
+
+        Parameters
+        ----------
+        model : MeanFieldModel
+            The model.
+
+        Returns
+        -------
+        tuple of (bool, str)
+            The answer and the reason.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> from symloss.meanfield.accelerators import POWER
+        >>> POWER.applies(PowerOfD(2, 2))
+        (True, 'the definition is the template system of the reduction (exact polynomial identity)')
+        """
         key = model._definition_key()
         key = ("instance", id(model)) if key is None else key
         if key in self._applies_cache:
@@ -82,7 +120,18 @@ class _Accelerator:
         return out
 
     def template_poly(self, model):
-        """The template drift as sparse polynomials (same keys as ``model._drift_poly``), or None."""
+        """The template drift as sparse polynomials (same keys as ``model._drift_poly``).
+
+        Parameters
+        ----------
+        model : MeanFieldModel
+            The model.
+
+        Returns
+        -------
+        list of dict or None
+            One ``{monomial: Fraction}`` per row, or ``None`` (compare SymPy expressions instead).
+        """
         return None
 
     def _check(self, model):
@@ -126,11 +175,38 @@ class _Accelerator:
         return True, "the definition is the template system of the reduction (exact SymPy identity)"
 
     def warn_on_mismatch(self, model) -> bool:
+        """Whether :func:`symloss.core.certify.solve` warns when this accelerator does not apply.
+
+        Parameters
+        ----------
+        model : MeanFieldModel
+            The model.
+
+        Returns
+        -------
+        bool
+        """
         return True
 
     # -- verification on the definition's compiled equations -----------------------------------------
     def verify(self, model, res, dps):
-        """Ball residual of the definition's compiled stationary system at the returned state."""
+        """Ball residual of the definition's compiled stationary system at the returned state.
+
+        Parameters
+        ----------
+        model : MeanFieldModel
+            The model solved.
+        res : FixedPointResult
+            The accelerator's answer (with the working-precision state in ``extra["_x_work"]``).
+        dps : int
+            The digits asked for: every row's residual must be below :math:`10^{-(dps + 4)}` times
+            the size of its terms.
+
+        Returns
+        -------
+        tuple of (bool, str)
+            Whether the answer passes, and why not.
+        """
         x = res.extra.get("_x_work")
         if x is None:
             return False, "no working-precision state"
@@ -187,6 +263,24 @@ def _finish(model, rho, x_work, B_ball, dps, residual, method, extra=None):
 # ==================================================================================================
 
 class RetrialAccelerator(_Accelerator):
+    r"""The Erlang-B reduction of retrial-of-d (and random routing).
+
+    With ``p = x_C`` a non-full server's occupancy is truncated Poisson with load
+    :math:`a = \rho (1 + p + \dots + p^{d-1})`, so ``p = E(C, a)`` and ``a`` solves
+    :math:`a (1 - E(C, a)) = \rho (1 - E(C, a)^d)`; Newton in ``arb`` and a ball sign change
+    certify ``a``. Registered for :class:`~symloss.RetrialOfD` (the instance :data:`RETRIAL`).
+
+    See Also
+    --------
+    PowerAccelerator, JSQAccelerator, symloss.register_accelerator
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD
+    >>> from symloss.core.registry import accelerator_for
+    >>> accelerator_for(RetrialOfD(2, 2)).name
+    'Erlang-B reduction'
+    """
     name = "Erlang-B reduction"
 
     def template(self, model):
@@ -207,12 +301,42 @@ class RetrialAccelerator(_Accelerator):
         return f, [([1] * (C + 1), 1)], x[C] ** d
 
     def template_invariants_blocking(self, model):
+        """The template's invariants and blocking (without the drift, which :meth:`template_poly`
+        gives as polynomials).
+
+        Parameters
+        ----------
+        model : RetrialOfD
+            The model.
+
+        Returns
+        -------
+        tuple
+            ``(None, invariants, blocking)``.
+        """
         C, d = model.C, model.d
         return None, [([1] * (C + 1), 1)], model.variables[C] ** d
 
     def template_poly(self, model):
-        """Row k: lam x_{k-1} - (lam + k) x_k + (k + 1) x_{k+1}, lam = rho (1 + x_C + ... + x_C^(d-1));
-        index C + 1 is rho."""
+        """The template drift as sparse polynomials: row ``k`` is
+        ``lam x_{k-1} - (lam + k) x_k + (k + 1) x_{k+1}``, ``lam = rho (1 + x_C + ... + x_C^(d-1))``
+        (index ``C + 1`` stands for rho).
+
+        Parameters
+        ----------
+        model : RetrialOfD
+            The model.
+
+        Returns
+        -------
+        list of dict
+            One ``{monomial: Fraction}`` per row.
+
+        Raises
+        ------
+        ValueError
+            If the state does not have ``C + 1`` variables.
+        """
         from fractions import Fraction as F
         C, d = model.C, model.d
         if len(model.variables) != C + 1:
@@ -262,7 +386,27 @@ class RetrialAccelerator(_Accelerator):
         return h, dh, E
 
     def float_start(self, C, d, rho: float) -> float:
-        """Float solution of g(a) = a (1 - E) / (1 - E^d) = rho on [rho, d rho] (log-space Erlang-B)."""
+        """Float solution of ``a (1 - E(C, a)) / (1 - E(C, a)^d) = rho`` on ``[rho, d rho]``
+        (log-space Erlang-B; safeguarded Newton, Brent's method as fallback).
+
+        Parameters
+        ----------
+        C, d : int
+            Capacity and number of tries.
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        float
+            The load ``a`` offered to a non-full server.
+
+        Examples
+        --------
+        >>> from symloss.meanfield.accelerators import RETRIAL
+        >>> round(RETRIAL.float_start(2, 2, 1.0), 12)            # 2^(1/3)
+        1.259921049895
+        """
         from scipy.optimize import brentq
 
         from ..erlang.erlang_b import _log_erlang_b_scalar as leb
@@ -305,6 +449,19 @@ class RetrialAccelerator(_Accelerator):
         return brentq(h, lo, hi, xtol=1e-300, rtol=1e-15, maxiter=200)
 
     def float_log_blocking(self, model, rho: float) -> float:
+        """``log B`` in float64, ``d log E(C, a)`` (fast scans).
+
+        Parameters
+        ----------
+        model : RetrialOfD
+            The model.
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        float
+        """
         from ..erlang.erlang_b import _log_erlang_b_scalar as leb
         a = self.float_start(model.C, model.d, rho) if model.d > 1 else rho
         return model.d * leb(model.C, a)
@@ -341,6 +498,28 @@ class RetrialAccelerator(_Accelerator):
         return a, bool(h_lo < 0 and h_hi > 0), a_lo, a_hi
 
     def solve(self, model, rho, dps, residual=True):
+        """The certified fixed point by the reduction (precision doubled until ``dps`` digits hold).
+
+        Parameters
+        ----------
+        model : RetrialOfD
+            The model (for which :meth:`applies` holds).
+        rho : float, mpmath.mpf or Fraction
+            Load per server.
+        dps : int
+            Significant digits of the blocking.
+        residual : bool
+            Compute the drift residual of the returned state.
+
+        Returns
+        -------
+        FixedPointResult
+
+        Raises
+        ------
+        PrecisionError
+            If ``dps`` digits cannot be certified below 65536 bits.
+        """
         C, d = model.C, model.d
         prec = dps_to_prec(dps) + 40 + int(math.log2(C + 2)) * 2
         while prec <= _MAX_PREC:
@@ -377,6 +556,22 @@ class RetrialAccelerator(_Accelerator):
 # ==================================================================================================
 
 class PowerAccelerator(_Accelerator):
+    r"""Shooting for power-of-d: :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from
+    :math:`u_C = e^t`, and :math:`G(t) = \log u_0^d = 0` solved by Newton in ``arb`` (float start in
+    log space); a ball sign change of ``G`` certifies ``t``. Registered for
+    :class:`~symloss.PowerOfD` (the instance :data:`POWER`).
+
+    See Also
+    --------
+    RetrialAccelerator, JSQAccelerator
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.core.registry import accelerator_for
+    >>> accelerator_for(PowerOfD(2, 2)).name
+    'shooting'
+    """
     name = "shooting"
 
     def template(self, model):
@@ -388,10 +583,40 @@ class PowerAccelerator(_Accelerator):
         return f, [], u[C] ** d
 
     def template_invariants_blocking(self, model):
+        """The template's invariants (none) and blocking ``u_C^d``.
+
+        Parameters
+        ----------
+        model : PowerOfD
+            The model.
+
+        Returns
+        -------
+        tuple
+            ``(None, [], blocking)``.
+        """
         return None, [], model.variables[-1] ** model.d
 
     def template_poly(self, model):
-        """Row k: rho u_{k-1}^d - rho u_k^d - k u_k + k u_{k+1} (u_0 = 1, u_{C+1} = 0); index C is rho."""
+        """The template drift as sparse polynomials: row ``k`` is
+        ``rho u_{k-1}^d - rho u_k^d - k u_k + k u_{k+1}`` (``u_0 = 1``, ``u_{C+1} = 0``; index ``C``
+        stands for rho).
+
+        Parameters
+        ----------
+        model : PowerOfD
+            The model.
+
+        Returns
+        -------
+        list of dict
+            One ``{monomial: Fraction}`` per row.
+
+        Raises
+        ------
+        ValueError
+            If the state does not have ``C`` variables.
+        """
         from fractions import Fraction as F
         C, d = model.C, model.d
         if len(model.variables) != C:
@@ -435,9 +660,30 @@ class PowerAccelerator(_Accelerator):
         return _power_kernels().power_shoot_float(int(C), int(d), float(t), float(rho))
 
     def float_start(self, C, d, rho: float):
-        """Float root of G(t) = 0 (G increases in t, G(0) > 0, G -> -inf): safeguarded Newton with
-        the derivative carried by the kernel, inside a bracket found in v = log(-t) (so that |t| up to
-        1e300 costs a few dozen evaluations). None when the root is outside the float range."""
+        """Float root of ``G(t) = 0`` (``G`` increases in ``t``, ``G(0) > 0``, ``G -> -inf``):
+        safeguarded Newton with the derivative carried by the kernel, inside a bracket found in
+        ``v = log(-t)`` (so that ``|t|`` up to 1e300 costs a few dozen evaluations).
+
+        Parameters
+        ----------
+        C, d : int
+            Capacity and number of samples.
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        float or tuple or None
+            ``t = log u_C``; ``("v", v)`` with ``t = -exp(v)`` beyond the float range of ``t``;
+            ``None`` when no float root is found.
+
+        Examples
+        --------
+        >>> import math
+        >>> from symloss.meanfield.accelerators import POWER
+        >>> round(math.exp(POWER.float_start(2, 2, 1.0)), 12)      # u_2 at rho = 1
+        0.230292578846
+        """
         K = _power_kernels()
         C, d, rho = int(C), int(d), float(rho)
         try:
@@ -493,6 +739,19 @@ class PowerAccelerator(_Accelerator):
         return ("v", brentq(H, v_lo, v_hi, xtol=1e-300, rtol=1e-15, maxiter=400))
 
     def float_log_blocking(self, model, rho: float) -> float:
+        """``log B = d t`` in float64 (fast scans; the ball solve where ``t`` leaves the float range).
+
+        Parameters
+        ----------
+        model : PowerOfD
+            The model.
+        rho : float
+            Load per server.
+
+        Returns
+        -------
+        float
+        """
         t = self.float_start(model.C, model.d, rho)
         if isinstance(t, tuple):
             t = None
@@ -501,6 +760,28 @@ class PowerAccelerator(_Accelerator):
         return model.d * t
 
     def solve(self, model, rho, dps, residual=True):
+        """The certified fixed point by shooting (precision raised until ``dps`` digits hold).
+
+        Parameters
+        ----------
+        model : PowerOfD
+            The model (for which :meth:`applies` holds).
+        rho : float, mpmath.mpf or Fraction
+            Load per server.
+        dps : int
+            Significant digits of the blocking.
+        residual : bool
+            Compute the drift residual of the returned state.
+
+        Returns
+        -------
+        FixedPointResult
+
+        Raises
+        ------
+        PrecisionError
+            If ``dps`` digits cannot be certified.
+        """
         C, d = model.C, model.d
         rf = _float_rho(rho)
         t0 = self.float_start(C, d, rf) if rf is not None else None
@@ -679,6 +960,21 @@ def _flint_precision() -> int:
 # ==================================================================================================
 
 class JSQAccelerator(_Accelerator):
+    r"""The closed form of fluid JSQ: :math:`u_k = \min(1, \max(0, \rho - k + 1))`,
+    :math:`B = \max(0, 1 - C/\rho)`. Registered for :class:`~symloss.JSQ` (the instance
+    :data:`JSQ_CLOSED_FORM`).
+
+    See Also
+    --------
+    RetrialAccelerator, PowerAccelerator
+
+    Examples
+    --------
+    >>> from symloss import JSQ
+    >>> from symloss.meanfield.accelerators import JSQ_CLOSED_FORM
+    >>> JSQ_CLOSED_FORM.solve(JSQ(2), 3, 15).x
+    [mpf('1.0'), mpf('1.0')]
+    """
     name = "closed form (fluid JSQ)"
 
     def template(self, model):
@@ -692,6 +988,21 @@ class JSQAccelerator(_Accelerator):
         return f, [], sp.Max(0, 1 - C / RHO)
 
     def verify(self, model, res, dps):
+        """The closed form is exact for the template, and :meth:`applies` checked the identity.
+
+        Parameters
+        ----------
+        model : JSQ
+            The model.
+        res : FixedPointResult
+            The answer.
+        dps : int
+            The digits asked for.
+
+        Returns
+        -------
+        tuple of (bool, str)
+        """
         return True, "closed form of the JSQ template (the definition is identical to it)"
 
     @staticmethod
@@ -700,7 +1011,28 @@ class JSQAccelerator(_Accelerator):
         ODE: the arrival flux :math:`\rho` first keeps the full levels full (level ``k`` needs
         :math:`k (u_k - u_{k+1})` to replace its departures), from the lowest up; what remains goes to
         the first level that is not full. Where the drift is continuous (no level exactly full but the
-        ones below the first non-full level) this is the definition's drift."""
+        ones below the first non-full level) this is the definition's drift.
+
+        Parameters
+        ----------
+        C : int
+            Capacity.
+        rho : float
+            Load per server.
+        u : array_like
+            Tails ``u_1, ..., u_C`` (clipped to ``[0, 1]``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``du/dt``.
+
+        Examples
+        --------
+        >>> from symloss.meanfield.accelerators import JSQAccelerator
+        >>> JSQAccelerator.fluid_rhs(2, 3.0, [1.0, 0.5]).tolist()      # level 1 kept full, the rest to level 2
+        [0.0, 1.5]
+        """
         import numpy as np
         u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
         ext = np.concatenate(([1.0], u, [0.0]))
@@ -718,6 +1050,23 @@ class JSQAccelerator(_Accelerator):
         return out
 
     def solve(self, model, rho, dps, residual=True):
+        """The closed-form fixed point.
+
+        Parameters
+        ----------
+        model : JSQ
+            The model.
+        rho : float, mpmath.mpf or Fraction
+            Load per server.
+        dps : int
+            Significant digits.
+        residual : bool
+            Unused (the residual of the closed form is 0).
+
+        Returns
+        -------
+        FixedPointResult
+        """
         with mpmath.workdps(dps + 15):
             rm = _rho_mpf(rho)
             x = [min(mpmath.mpf(1), max(mpmath.mpf(0), rm - (k - 1))) for k in range(1, model.C + 1)]
@@ -727,8 +1076,11 @@ class JSQAccelerator(_Accelerator):
                                 dps, {"_x_work": x})  # mpf points
 
 
+#: the accelerator registered for :class:`~symloss.RetrialOfD` (and :class:`~symloss.RandomRouting`)
 RETRIAL = RetrialAccelerator()
+#: the accelerator registered for :class:`~symloss.PowerOfD`
 POWER = PowerAccelerator()
+#: the accelerator registered for :class:`~symloss.JSQ`
 JSQ_CLOSED_FORM = JSQAccelerator()
 register_accelerator(RetrialOfD, RETRIAL)
 register_accelerator(PowerOfD, POWER)
@@ -737,7 +1089,27 @@ register_accelerator(JSQ, JSQ_CLOSED_FORM)
 
 def float_log_blocking(model, rho: float) -> float:
     """``log B`` in float64 at load ``rho``: the accelerator's float path where it applies, else the
-    generic float continuation (used by the scans of :mod:`symloss.meanfield.compare`)."""
+    generic float continuation (used by the scans of :mod:`symloss.meanfield.compare`).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : float
+        Load per server, ``> 0``.
+
+    Returns
+    -------
+    float
+        The natural logarithm of the blocking (not certified: for scans).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.meanfield.accelerators import float_log_blocking
+    >>> round(float_log_blocking(PowerOfD(2, 2), 1.0), 10)
+    -2.9368093931
+    """
     from ..core.registry import accelerator_for
     acc = accelerator_for(model)
     if acc is not None and hasattr(acc, "float_log_blocking") and acc.applies(model)[0]:

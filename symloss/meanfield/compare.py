@@ -42,8 +42,23 @@ __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "D
 
 @dataclass
 class CrossingResult(ResultMixin):
-    """Crossings of two models' blockings (:func:`crossing_loads`). ``C, d, dt`` are set for the
-    retrial-vs-power shorthand; ``models`` names both models (``a`` first)."""
+    """Crossings of two models' blockings (:func:`crossing_loads`).
+
+    Attributes
+    ----------
+    C, d, dt : int or None
+        Set for the retrial-vs-power shorthand ``crossing_loads(C, d, dt)``, else ``None``.
+    crossings : list of mpmath.mpf
+        The loads where the blockings are equal, increasing, each to the ``dps`` digits asked for.
+    rho_min, rho_max : float or mpmath.mpf
+        The range searched.
+    evaluations : int
+        Float evaluations of the scan (or isolated roots, with the eliminant method).
+    guarantee : str
+        What is certified (the method and its guarantee).
+    models : tuple of str
+        Both models (``a`` first).
+    """
     C: Any
     d: Any
     dt: Any
@@ -55,6 +70,12 @@ class CrossingResult(ResultMixin):
     models: tuple = ()
 
     def to_dict(self):
+        """Plain data (loads as 20-digit strings), for JSON.
+
+        Returns
+        -------
+        dict
+        """
         return {"C": self.C, "d": self.d, "dt": self.dt, "models": list(self.models),
                 "crossings": [mpmath.nstr(c, 20) for c in self.crossings],
                 "rho_min": str(self.rho_min), "rho_max": str(self.rho_max), "evaluations": self.evaluations,
@@ -64,9 +85,26 @@ class CrossingResult(ResultMixin):
 @dataclass
 class DominanceResult(ResultMixin):
     """Whether ``model_a`` blocks no more than ``model_b`` on ``[rho_min, rho_max]``
-    (:func:`dominance`): ``holds``, the sign of ``log B_a - log B_b`` on each piece between the
-    crossings, and the guarantee (a scan with certified samples: EVIDENCE over the range, not a
-    proof for every load; see ``symloss verify`` for proofs)."""
+    (:func:`dominance`).
+
+    Attributes
+    ----------
+    models : tuple of str
+        Both models (``a`` first).
+    holds : bool
+        ``a`` blocks strictly less than ``b`` at every certified sample and there is no crossing.
+    crossings : list of mpmath.mpf
+        The crossings in the range.
+    signs : list of int
+        The certified sign of ``log B_a - log B_b`` on each piece between consecutive crossings.
+    rho_min, rho_max : float or mpmath.mpf
+        The range.
+    guarantee : str
+        A scan with certified samples: EVIDENCE over the range, not a proof for every load (see
+        ``symloss verify`` for proofs).
+    samples : list of dict
+        The load, the log ratio and its certified sign at each sample.
+    """
     models: tuple
     holds: bool
     crossings: list
@@ -77,6 +115,12 @@ class DominanceResult(ResultMixin):
     samples: list = field(default_factory=list)
 
     def to_dict(self):
+        """Plain data (loads as 20-digit strings), for JSON.
+
+        Returns
+        -------
+        dict
+        """
         return {"models": list(self.models), "holds": self.holds,
                 "crossings": [mpmath.nstr(c, 20) for c in self.crossings], "signs": self.signs,
                 "rho_min": str(self.rho_min), "rho_max": str(self.rho_max), "guarantee": self.guarantee,
@@ -324,6 +368,68 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
 
     Two identical models (same stationary system and blocking) are refused with a ``ValueError``.
     The shorthand also reads as keywords: ``crossing_loads(C=3, d=2, dt=3)``.
+
+    Parameters
+    ----------
+    model_a, model_b : MeanFieldModel
+        The two models (any definitions); or the integers ``C`` and ``d`` of the shorthand.
+    dt : int, optional
+        Third integer of the positional shorthand ``(C, d, dt)``.
+    C, d : int, optional
+        Keyword spelling of the shorthand (with ``dt``): ``RetrialOfD(C, dt)`` against
+        ``PowerOfD(C, d)`` (``RandomRouting(C)`` for ``d = 1``), ``1 <= C <= 1000``,
+        ``1 <= d, dt <= 64``.
+    rho_min : float
+        Lower end of the range, ``> 0``.
+    rho_max : float, optional
+        Upper end, ``> rho_min``; default ``50 C``.
+    dps : int
+        Significant digits of each crossing, ``5 <= dps <= 100000``.
+    method : {"auto", "eliminant", "adaptive"}
+        ``"eliminant"``: exact root isolation of the resultant (small models only);
+        ``"adaptive"``: the scan; ``"auto"``: the eliminant for the shorthand with ``C <= 2`` and
+        ``d, dt <= 3``, else the scan.
+
+    Returns
+    -------
+    CrossingResult
+        The crossings (increasing) and the guarantee that holds for them.
+
+    Raises
+    ------
+    TypeError
+        If the models are neither two :class:`~symloss.MeanFieldModel` nor three integers, or both
+        forms are given.
+    ValueError
+        If an argument is out of range, the two models coincide, or ``method="eliminant"`` is not
+        tractable.
+    PrecisionError
+        If the sign of ``log B_a - log B_b`` cannot be certified near a crossing.
+
+    See Also
+    --------
+    threshold_load, dominance
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+
+    Examples
+    --------
+    Retrial-of-3 and power-of-2 at capacity 3 cross once, at the threshold load of [1]_:
+
+    >>> import mpmath
+    >>> from symloss import crossing_loads
+    >>> res = crossing_loads(3, 2, 3, rho_max=20, dps=15)
+    >>> [mpmath.nstr(c, 15) for c in res.crossings]
+    ['0.949635604002727']
+
+    Two models given as definitions:
+
+    >>> from symloss import RetrialOfD, PowerOfD
+    >>> crossing_loads(RetrialOfD(2, 3), PowerOfD(2, 2), rho_max=20, dps=15).crossings
+    []
     """
     model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "crossing_loads")
     a, b, (C, d, dtt) = _models(model_a, model_b, dt, "crossing_loads")
@@ -382,11 +488,51 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     excluded: a pair of crossings below ``10^-2`` between which the sign returns (use
     ``symloss verify`` for the certified cases).
 
+    Parameters
+    ----------
+    model_a, model_b : MeanFieldModel
+        The two models; or the integers ``C`` and ``d`` of the shorthand.
+    dt : int, optional
+        Third integer of the positional shorthand ``(C, d, dt)``, ``dt > d``.
+    C, d : int, optional
+        Keyword spelling of the shorthand (with ``dt``).
+    dps : int
+        Significant digits of the threshold, ``5 <= dps <= 100000``.
+    rho_max : float, optional
+        Largest load searched; default ``50 C``.
+
+    Returns
+    -------
+    mpmath.mpf
+        The threshold load, to ``dps`` digits (exactly 0 when ``a`` is lower at every load).
+
+    Raises
+    ------
+    TypeError
+        If the models are neither two :class:`~symloss.MeanFieldModel` nor three integers.
+    ValueError
+        If ``dt <= d`` in the shorthand, ``a`` is not lower at ``rho_max``, or the sign as
+        ``rho -> 0`` is not settled.
+    PrecisionError
+        If a sign cannot be certified near a crossing.
+
+    See Also
+    --------
+    crossing_loads, dominance, symloss.finite_n_threshold
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+
     Examples
     --------
     >>> from symloss import threshold_load
     >>> threshold_load(2, 2, 3, dps=10)
     mpf('0.0')
+    >>> import mpmath
+    >>> mpmath.nstr(threshold_load(3, 2, 3, dps=15), 15)
+    '0.949635604002727'
     """
     model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "threshold_load")
     if _is_int_like(model_a):
@@ -432,7 +578,49 @@ def dominance(model_a, model_b, *, rho_min=0.01, rho_max=None, dps: int = 20) ->
     consecutive crossings and at both ends. ``holds`` is True when every certified sign is <= 0
     (``a`` lower) and there is no crossing in the open range. This is EVIDENCE over the range (the
     scan's guarantee is stated, not proved); proofs for every load are the claims of
-    ``symloss verify``."""
+    ``symloss verify``.
+
+    Parameters
+    ----------
+    model_a, model_b : MeanFieldModel
+        The two models.
+    rho_min : float
+        Lower end of the range, ``> 0``.
+    rho_max : float, optional
+        Upper end, ``> rho_min``; default ``50 C``.
+    dps : int
+        Digits of the crossings and of the certified samples, ``5 <= dps <= 100000``.
+
+    Returns
+    -------
+    DominanceResult
+        ``holds``, the crossings and the certified sign on each piece.
+
+    Raises
+    ------
+    TypeError
+        If a model is not a :class:`~symloss.MeanFieldModel`.
+    ValueError
+        If the range is invalid or the two models coincide.
+    PrecisionError
+        If a sign cannot be certified.
+
+    See Also
+    --------
+    crossing_loads, threshold_load
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD, PowerOfD, dominance
+    >>> res = dominance(RetrialOfD(2, 3), PowerOfD(2, 2), rho_min=0.5, rho_max=10, dps=15)
+    >>> res.holds, res.signs
+    (True, [-1])
+    """
     res = crossing_loads(model_a, model_b, rho_min=rho_min, rho_max=rho_max, dps=dps)
     a, b, _ = _models(model_a, model_b, None, "dominance")
     pts = [to_mpf(res.rho_min)] + list(res.crossings) + [to_mpf(res.rho_max)]

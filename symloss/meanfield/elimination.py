@@ -24,7 +24,36 @@ _SAMPLE_LOAD = Fraction(3, 2)
 
 def physical_factor(P: sp.Poly, model) -> sp.Poly:
     """The irreducible factor of ``P(rho, B)`` that vanishes at the certified blocking of ``model`` at
-    the sample load ``rho = 3/2`` (checked to 40 digits)."""
+    the sample load ``rho = 3/2`` (checked to 40 digits).
+
+    Parameters
+    ----------
+    P : sympy.Poly
+        A polynomial in :data:`~symloss.core.model.RHO` and ``B`` vanishing at the model's blocking.
+    model : MeanFieldModel
+        The model whose certified blocking selects the factor.
+
+    Returns
+    -------
+    sympy.Poly
+        The factor, in ``(rho, B)``.
+
+    Raises
+    ------
+    PrecisionError
+        If no factor vanishes at the certified blocking (the polynomial does not belong to the
+        definition).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.model import BSYM, RHO
+    >>> from symloss.meanfield.elimination import physical_factor
+    >>> P = sp.Poly((BSYM * (1 + RHO) - RHO) * (BSYM - 2), RHO, BSYM)   # E(1, rho) = rho/(1 + rho)
+    >>> physical_factor(P, RandomRouting(1))
+    Poly(rho*B - rho + B, rho, B, domain='ZZ')
+    """
     facs = sp.factor_list(P.as_expr())[1]
     B = model.blocking(_SAMPLE_LOAD, dps=40)
     best, val = None, None
@@ -44,7 +73,35 @@ def physical_factor(P: sp.Poly, model) -> sp.Poly:
 
 def generic_eliminant(model, *, max_variables: int = 6) -> sp.Poly:
     r"""Eliminate the state from ``model.polynomial_system()`` (lex Groebner basis, ``B`` and
-    :math:`\rho` last) and return the physical factor of the polynomial in :math:`(\rho, B)`."""
+    :math:`\rho` last) and return the physical factor of the polynomial in :math:`(\rho, B)`.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        Any model whose stationary equations are polynomial.
+    max_variables : int
+        Refuse models with more state variables (the Groebner basis grows fast).
+
+    Returns
+    -------
+    sympy.Poly
+        In ``(rho, B)``.
+
+    Raises
+    ------
+    ValueError
+        If the model has more than ``max_variables`` variables or the elimination leaves no
+        polynomial in ``(rho, B)``.
+    PrecisionError
+        If no factor vanishes at the certified blocking.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.meanfield.elimination import generic_eliminant
+    >>> generic_eliminant(RandomRouting(2))          # B = E(2, rho) = rho^2 / (2 + 2 rho + rho^2)
+    Poly(rho**2*B - rho**2 + 2*rho*B + 2*B, rho, B, domain='ZZ')
+    """
     V = list(model.variables)
     if len(V) > max_variables:
         raise ValueError(f"generic elimination is limited to {max_variables} state variables "
@@ -64,7 +121,32 @@ def _retrial_reduction_applies(model) -> bool:
 
 
 def retrial_eliminant(model) -> sp.Poly:
-    """``p = E(C, a)``, ``rho (1 - p^d) = a (1 - p)``, ``B = p^d``: eliminate ``a`` and ``p``."""
+    """``p = E(C, a)``, ``rho (1 - p^d) = a (1 - p)``, ``B = p^d``: eliminate ``a`` and ``p``
+    (resultants), when the Erlang-B reduction applies to the definition; else
+    :func:`generic_eliminant`.
+
+    Parameters
+    ----------
+    model : RetrialOfD
+        The model.
+
+    Returns
+    -------
+    sympy.Poly
+        The physical factor, in ``(rho, B)``.
+
+    Raises
+    ------
+    PrecisionError
+        If no factor vanishes at the certified blocking.
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD
+    >>> from symloss.meanfield.elimination import retrial_eliminant
+    >>> retrial_eliminant(RetrialOfD(1, 2))
+    Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
+    """
     if not _retrial_reduction_applies(model):
         return generic_eliminant(model)
     a, p = sp.symbols("a p", positive=True)
@@ -78,7 +160,30 @@ def retrial_eliminant(model) -> sp.Poly:
 
 
 def retrial_relation_in_a(model) -> sp.Poly:
-    """The polynomial relation between rho and the per-server load ``a`` (retrial reduction)."""
+    """The polynomial relation between rho and the per-server load ``a`` (retrial reduction).
+
+    Parameters
+    ----------
+    model : RetrialOfD
+        The model (the Erlang-B reduction must apply to it).
+
+    Returns
+    -------
+    sympy.Poly
+        In ``a``, coefficients in ``rho``.
+
+    Raises
+    ------
+    ValueError
+        If the definition is not the retrial system of the reduction.
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD
+    >>> from symloss.meanfield.elimination import retrial_relation_in_a
+    >>> retrial_relation_in_a(RetrialOfD(2, 2))
+    Poly(a**3 + (2 - 2*rho)*a**2 + (2 - 2*rho)*a - 2*rho, a, domain='ZZ[rho]')
+    """
     if not _retrial_reduction_applies(model):
         raise ValueError(f"{model!r}: the definition is not the retrial system of the Erlang-B reduction, "
                          "so there is no relation in the per-server load a")
@@ -92,7 +197,30 @@ def retrial_relation_in_a(model) -> sp.Poly:
 
 def power_polynomial_in_s(model) -> sp.Poly:
     """Eliminate ``u_1..u_{C-1}`` from the model's own stationary equations (drift rows, last
-    variable renamed ``s``) by successive resultants; a polynomial in ``(s, rho)``."""
+    variable renamed ``s``) by successive resultants.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with a tail state (power-of-d or an edit of it).
+
+    Returns
+    -------
+    sympy.Poly
+        In ``(s, rho)``.
+
+    Raises
+    ------
+    ValueError
+        If the elimination does not end in one polynomial.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.meanfield.elimination import power_polynomial_in_s
+    >>> power_polynomial_in_s(PowerOfD(2, 2))
+    Poly(s**4*rho**4 + 2*s**3*rho**3 - 2*s**2*rho**4 - 2*s*rho**3 - 2*s*rho + rho**4, s, rho, domain='ZZ')
+    """
     V = list(model.variables)
     C = len(V)
     s = sp.Symbol("s", positive=True)
@@ -115,7 +243,33 @@ def power_polynomial_in_s(model) -> sp.Poly:
 
 
 def power_eliminant(model) -> sp.Poly:
-    """The polynomial in ``s = u_C`` combined with the blocking ``B = B(s)`` by a resultant."""
+    """The polynomial in ``s = u_C`` combined with the blocking ``B = B(s)`` by a resultant
+    (:func:`generic_eliminant` when the blocking depends on other variables).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with a tail state.
+
+    Returns
+    -------
+    sympy.Poly
+        The physical factor, in ``(rho, B)``.
+
+    Raises
+    ------
+    ValueError
+        If the elimination does not end in one polynomial.
+    PrecisionError
+        If no factor vanishes at the certified blocking.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.meanfield.elimination import power_eliminant
+    >>> power_eliminant(PowerOfD(1, 2))      # at C = 1 power-of-2 is retrial-of-2
+    Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
+    """
     s = sp.Symbol("s", positive=True)
     P = power_polynomial_in_s(model)
     Bs = model._blocking.subs(model.variables[-1], s)

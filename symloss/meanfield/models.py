@@ -1,8 +1,9 @@
-r"""The shipped mean-field policies of load balancing between N loss stations of capacity C (seed 000),
-each written **once**, as a :class:`~symloss.MeanFieldModel`: state variables, transitions (jump,
-rate per server; service rate ``mu = 1``), blocking expression and invariants. Nothing numerical is
-written here: solvers, closed forms and evaluators are derived from these definitions
-(:mod:`symloss.core.model`, :mod:`symloss.core.certify`) or are accelerators checked against them
+r"""The shipped mean-field policies of load balancing between N loss stations of capacity C
+(Cuesta, Jonckheere, Prabhu and Brun 2026), each written **once**, as a
+:class:`~symloss.MeanFieldModel`: state variables, transitions (jump, rate per server; service rate
+``mu = 1``), blocking expression and invariants. Nothing numerical is written here: solvers, closed
+forms and evaluators are derived from these definitions (:mod:`symloss.core.model`,
+:mod:`symloss.core.certify`) or are accelerators checked against them
 (:mod:`symloss.meanfield.accelerators`).
 
 * :class:`RandomRouting` (``d = 1``): each server is an M/M/C/C station with load ``rho``.
@@ -62,9 +63,48 @@ class _Shipped(MeanFieldModel):
 # ==================================================================================================
 
 class RetrialOfD(_Shipped):
-    r"""Retrial-of-d: up to ``d`` uniformly chosen servers are tried in turn.
+    r"""Retrial-of-d: an arrival tries up to ``d`` uniformly chosen servers in turn and is lost
+    when all ``d`` are full.
 
-    .. math:: p = E\left(C, \rho \frac{1-p^d}{1-p}\right), \qquad B_{ret}(d) = p^d
+    State: the occupancy fractions ``x_0, ..., x_C`` (``x_k`` = fraction of servers holding ``k``
+    jobs, invariant :math:`\sum_k x_k = 1`). With ``p = x_C``, a non-full server receives Poisson
+    input of rate :math:`\rho (1 + p + \dots + p^{d-1})`, so its occupancy is truncated Poisson
+    and
+
+    .. math:: p = E\left(C, \rho \frac{1-p^d}{1-p}\right), \qquad B_{ret}(d) = p^d,
+
+    with ``E`` the Erlang-B function (equation of the fixed point in [1]_).
+
+    Parameters
+    ----------
+    C : int
+        Capacity of a server (jobs it holds), ``1 <= C <= 100000``.
+    d : int
+        Number of servers tried, ``1 <= d <= 64`` (``d = 1`` is random routing).
+
+    Raises
+    ------
+    TypeError
+        If ``C`` or ``d`` is not an integer.
+    ValueError
+        If ``C`` or ``d`` is outside its range.
+
+    See Also
+    --------
+    PowerOfD, RandomRouting, symloss.crossing_loads, symloss.threshold_load
+
+    Notes
+    -----
+    The numerics (:meth:`~symloss.MeanFieldModel.fixed_point`, :meth:`~symloss.MeanFieldModel.blocking`)
+    use the Erlang-B reduction above (an accelerator, :mod:`symloss.meanfield.accelerators`) only
+    after checking that this definition is the template system it solves, and verify its answer on
+    the definition's own equations; a subclass that edits a rate is solved by the generic certified
+    solver.
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------
@@ -81,11 +121,37 @@ class RetrialOfD(_Shipped):
         self.variables = tuple(sp.Symbol(f"x{k}", nonnegative=True) for k in range(self.C + 1))
 
     def arrival_rate_expr(self):
-        r"""Arrival rate per non-full server, :math:`\rho (1 + p + \dots + p^{d-1})`, ``p = x_C``."""
+        r"""Arrival rate per non-full server, :math:`\rho (1 + p + \dots + p^{d-1})`, ``p = x_C``.
+
+        Returns
+        -------
+        sympy.Expr
+            The rate, in :data:`~symloss.core.model.RHO` and the last state variable.
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 3).arrival_rate_expr()
+        rho*(x2**2 + x2 + 1)
+        """
         p = self.variables[-1]
         return RHO * sp.Add(*[p ** j for j in range(self.d)])
 
     def transitions(self):
+        r"""Arrivals ``x_k -> x_{k+1}`` at rate :math:`\rho (1 + p + \dots + p^{d-1}) x_k` and
+        departures ``x_k -> x_{k-1}`` at rate ``k x_k`` (the definition).
+
+        Returns
+        -------
+        list of (sympy.SparseMatrix, sympy.Expr)
+            ``2 C`` pairs ``(jump, rate)``.
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> [rate for _jump, rate in RetrialOfD(1, 2).transitions()]
+        [rho*x0*x1 + rho*x0, x1]
+        """
         n = self.C + 1
         lam_terms = sp.Add.make_args(sp.expand(self.arrival_rate_expr()))
         x = self.variables
@@ -95,17 +161,77 @@ class RetrialOfD(_Shipped):
         return out
 
     def blocking_expr(self):
+        """The blocking :math:`x_C^d`: all ``d`` tried servers are full.
+
+        Returns
+        -------
+        sympy.Expr
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 3).blocking_expr()
+        x2**3
+        """
         return self.variables[-1] ** self.d
 
     def invariants(self):
+        """The fractions sum to one.
+
+        Returns
+        -------
+        list of sympy.Eq
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 2).invariants()
+        [Eq(x0 + x1 + x2, 1)]
+        """
         return [sp.Eq(sp.Add(*self.variables), 1)]
 
     def count_symbols(self):
+        """The count state ``n0, ..., nC`` (number of servers holding ``k`` jobs).
+
+        Returns
+        -------
+        tuple of sympy.Symbol
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 2).count_symbols()
+        (n0, n1, n2)
+        """
         return tuple(sp.Symbol(f"n{k}", nonnegative=True, integer=True) for k in range(self.C + 1))
 
     def finite_n_transitions(self, N, sampling="with_replacement"):
-        r"""Without replacement the ``d`` attempts go to distinct servers: an arrival joins a given
-        level-``k`` server with probability :math:`\sum_{j<d} \frac{1}{N-j}\prod_{i<j}\frac{n_C-i}{N-i}`."""
+        r"""Finite-N transitions of the count chain.
+
+        Without replacement the ``d`` attempts go to distinct servers: an arrival joins a given
+        level-``k`` server with probability
+        :math:`\sum_{j<d} \frac{1}{N-j}\prod_{i<j}\frac{n_C-i}{N-i}`.
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            How the ``d`` servers are drawn.
+
+        Returns
+        -------
+        list of (sympy.SparseMatrix, sympy.Expr) or None
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
+            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
+            mean-field rates times ``N``).
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> [rate for _j, rate in RetrialOfD(1, 2).finite_n_transitions(3, "without_replacement")]
+        [3*n0*rho*(n1/6 + 1/3), n1]
+        """
         if sampling == "with_replacement":
             return None
         n = self.count_symbols()
@@ -120,6 +246,27 @@ class RetrialOfD(_Shipped):
         return out
 
     def finite_n_blocking_expr(self, N, sampling="with_replacement"):
+        r"""Probability that an arrival is lost in count state ``n``.
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            How the ``d`` servers are drawn.
+
+        Returns
+        -------
+        sympy.Expr or None
+            :math:`\prod_{i<d} (n_C - i)/(N - i)` without replacement; ``None`` with replacement
+            (:meth:`blocking_expr` at ``n / N``).
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
+        n2*(n2/3 - 1/3)/4
+        """
         if sampling == "with_replacement":
             return None
         nC = self.count_symbols()[-1]
@@ -134,21 +281,72 @@ class RetrialOfD(_Shipped):
         For the shipped definition: from ``p = E(C, a)`` (``p S_C(a) = a^C/C!``),
         ``rho (1 - p^d) = a (1 - p)`` and ``B = p^d``, ``a`` and ``p`` are eliminated with
         resultants (this reduction is checked to be the model's own stationary system first); for an
-        edited definition the generic elimination of :meth:`MeanFieldModel.eliminant` is used. The
-        factor that vanishes at the certified blocking is returned."""
+        edited definition the generic elimination of :meth:`MeanFieldModel.eliminant
+        <symloss.MeanFieldModel.eliminant>` is used. The factor that vanishes at the certified
+        blocking is returned.
+
+        Returns
+        -------
+        sympy.Poly
+            Irreducible over the integers, in :data:`~symloss.core.model.RHO` and ``B``.
+
+        Raises
+        ------
+        ValueError
+            If the elimination is not tractable (large ``C`` or ``d``).
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 2).eliminant()
+        Poly(rho**4*B**3 - 3*rho**4*B**2 + 3*rho**4*B - rho**4 + 8*rho*B + 4*B, rho, B, domain='ZZ')
+        """
         from .elimination import retrial_eliminant
         return retrial_eliminant(self)
 
     def cubic_in_a(self):
-        """For the retrial model: the polynomial relation between rho and the per-server load a
-        (eliminating p); for C = 2, d = 2 this is a^3 + 2(1-rho)a^2 + 2(1-rho)a - 2rho."""
+        """The polynomial relation between ``rho`` and the load ``a`` offered to a non-full server
+        (``p`` eliminated).
+
+        Returns
+        -------
+        sympy.Poly
+            A polynomial in ``a`` with coefficients in ``rho``.
+
+        Examples
+        --------
+        >>> from symloss import RetrialOfD
+        >>> RetrialOfD(2, 2).cubic_in_a()
+        Poly(a**3 + (2 - 2*rho)*a**2 + (2 - 2*rho)*a - 2*rho, a, domain='ZZ[rho]')
+        """
         from .elimination import retrial_relation_in_a
         return retrial_relation_in_a(self)
 
 
 class RandomRouting(RetrialOfD):
     """Random routing (``d = 1``): every server is an M/M/C/C station with load ``rho``;
-    blocking ``E(C, rho)``.
+    blocking ``E(C, rho)`` (the Erlang-B function).
+
+    Parameters
+    ----------
+    C : int
+        Capacity of a server, ``1 <= C <= 100000``.
+
+    Raises
+    ------
+    TypeError
+        If ``C`` is not an integer.
+    ValueError
+        If ``C`` is outside its range.
+
+    See Also
+    --------
+    RetrialOfD, symloss.erlang_b
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------
@@ -187,14 +385,61 @@ class _TailStateModel(_Shipped):
         return self.variables[k - 1]
 
     def count_symbols(self):
+        """The count state ``U1, ..., UC`` (number of servers holding at least ``k`` jobs).
+
+        Returns
+        -------
+        tuple of sympy.Symbol
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(2, 2).count_symbols()
+        (U1, U2)
+        """
         return tuple(sp.Symbol(f"U{k}", nonnegative=True, integer=True) for k in range(1, self.C + 1))
 
 
 class PowerOfD(_TailStateModel):
-    r"""Power-of-d (JSQ(d) among ``d`` servers sampled with replacement).
+    r"""Power-of-d: an arrival samples ``d`` servers (with replacement) and joins the least
+    occupied; it is lost when all ``d`` are full.
 
-    .. math:: \rho (u_{k-1}^d - u_k^d) = k (u_k - u_{k+1}), \quad u_0 = 1,\ u_{C+1} = 0,
+    State: the tails ``u_1, ..., u_C`` (``u_k`` = fraction of servers holding at least ``k`` jobs,
+    ``u_0 = 1``, ``u_{C+1} = 0``; no invariant). The fixed point solves
+
+    .. math:: \rho (u_{k-1}^d - u_k^d) = k (u_k - u_{k+1}), \quad k = 1, \dots, C,
               \qquad B_{pod}(d) = u_C^d.
+
+    Parameters
+    ----------
+    C : int
+        Capacity of a server, ``1 <= C <= 100000``.
+    d : int
+        Number of servers sampled, ``1 <= d <= 64``.
+
+    Raises
+    ------
+    TypeError
+        If ``C`` or ``d`` is not an integer.
+    ValueError
+        If ``C`` or ``d`` is outside its range.
+
+    See Also
+    --------
+    RetrialOfD, JSQ, symloss.threshold_load
+
+    Notes
+    -----
+    The shooting method on :math:`\log u_C` (:mod:`symloss.meanfield.accelerators`) is used after
+    checking that this definition is its template system; its answer is verified on the
+    definition's own equations.
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    .. [2] M. Mitzenmacher, "The power of two choices in randomized load balancing", PhD thesis,
+       University of California, Berkeley (1996).
 
     Examples
     --------
@@ -209,6 +454,20 @@ class PowerOfD(_TailStateModel):
         super().__init__(C, d)
 
     def transitions(self):
+        r"""Arrivals ``u_k += 1`` at rate :math:`\rho (u_{k-1}^d - u_k^d)` and departures
+        ``u_k -= 1`` at rate :math:`k (u_k - u_{k+1})` (the definition).
+
+        Returns
+        -------
+        list of (sympy.SparseMatrix, sympy.Expr)
+            ``2 C`` pairs ``(jump, rate)``.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> [rate for _jump, rate in PowerOfD(2, 2).transitions()]
+        [-rho*u1**2 + rho, u1 - u2, rho*u1**2 - rho*u2**2, 2*u2]
+        """
         n, d = self.C, self.d
         out = []
         for k in range(1, self.C + 1):
@@ -217,11 +476,46 @@ class PowerOfD(_TailStateModel):
         return out
 
     def blocking_expr(self):
+        """The blocking :math:`u_C^d`: all ``d`` sampled servers are full.
+
+        Returns
+        -------
+        sympy.Expr
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(3, 2).blocking_expr()
+        u3**2
+        """
         return self.variables[-1] ** self.d
 
     def finite_n_transitions(self, N, sampling="with_replacement"):
-        r"""Without replacement the ``d`` samples are distinct servers: the least occupied of them
-        holds at least ``k`` jobs with probability :math:`P_k = \prod_{i<d} (U_k - i)/(N - i)`."""
+        r"""Finite-N transitions of the count chain.
+
+        Without replacement the ``d`` samples are distinct servers: the least occupied of them
+        holds at least ``k`` jobs with probability :math:`P_k = \prod_{i<d} (U_k - i)/(N - i)`.
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            How the ``d`` servers are drawn.
+
+        Returns
+        -------
+        list of (sympy.SparseMatrix, sympy.Expr) or None
+            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
+            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
+            mean-field rates times ``N``).
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> [rate for _j, rate in PowerOfD(1, 2).finite_n_transitions(3, "without_replacement")]
+        [3*rho*(-U1*(U1/2 - 1/2)/3 + 1), U1]
+        """
         if sampling == "with_replacement":
             return None
         U = (sp.Integer(N),) + self.count_symbols() + (sp.Integer(0),)
@@ -238,6 +532,26 @@ class PowerOfD(_TailStateModel):
         return out
 
     def finite_n_blocking_expr(self, N, sampling="with_replacement"):
+        r"""Probability that an arrival is lost in count state ``U``.
+
+        Parameters
+        ----------
+        N : int
+            Number of servers.
+        sampling : {"with_replacement", "without_replacement"}
+            How the ``d`` servers are drawn.
+
+        Returns
+        -------
+        sympy.Expr or None
+            :math:`\prod_{i<d} (U_C - i)/(N - i)` without replacement; ``None`` with replacement.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
+        U2*(U2/3 - 1/3)/4
+        """
         if sampling == "with_replacement":
             return None
         UC = self.count_symbols()[-1]
@@ -247,16 +561,50 @@ class PowerOfD(_TailStateModel):
         return out
 
     def quartic(self) -> sp.Poly:
-        """Polynomial in ``s = u_C`` and ``rho`` from eliminating u_1..u_{C-1} downwards (when the
-        stationary equations allow it by resultants); for C = 2, d = 2 at rho = 1 it is
-        s^4 + 2 s^3 - 2 s^2 - 4 s + 1 up to a constant."""
+        """Polynomial in ``s = u_C`` and ``rho`` from eliminating ``u_1, ..., u_{C-1}`` downwards
+        (by resultants of the model's own stationary equations).
+
+        Returns
+        -------
+        sympy.Poly
+            In ``s`` and ``rho``; for ``C = 2, d = 2`` at ``rho = 1`` it is
+            ``s^4 + 2 s^3 - 2 s^2 - 4 s + 1``.
+
+        Raises
+        ------
+        ValueError
+            If the stationary equations do not allow the elimination.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(2, 2).quartic()
+        Poly(s**4*rho**4 + 2*s**3*rho**3 - 2*s**2*rho**4 - 2*s*rho**3 - 2*s*rho + rho**4, s, rho, domain='ZZ')
+        """
         from .elimination import power_polynomial_in_s
         return power_polynomial_in_s(self)
 
     def eliminant(self) -> sp.Poly:
         r"""Polynomial :math:`P(\rho, B)` vanishing at the power-of-d blocking (small C, d): the
         polynomial in ``s = u_C`` (eliminated from the model's own stationary equations) combined
-        with ``B = s^d`` by a resultant, reduced to its physical factor."""
+        with ``B = s^d`` by a resultant, reduced to its physical factor.
+
+        Returns
+        -------
+        sympy.Poly
+            In :data:`~symloss.core.model.RHO` and ``B``.
+
+        Raises
+        ------
+        ValueError
+            If the elimination is not tractable (large ``C`` or ``d``).
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(1, 2).eliminant()
+        Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
+        """
         from .elimination import power_eliminant
         return power_eliminant(self)
 
@@ -264,6 +612,31 @@ class PowerOfD(_TailStateModel):
 class JSQ(_TailStateModel):
     r"""Join the shortest queue among all servers: the fluid lower bound
     :math:`B = \max(0, 1 - C/\rho)` (servers are filled level by level).
+
+    State: the tails ``u_1, ..., u_C``; the rates are discontinuous (Heaviside indicators), so the
+    generic solver does not apply and the closed form is used (an accelerator checked against this
+    definition).
+
+    Parameters
+    ----------
+    C : int
+        Capacity of a server, ``1 <= C <= 100000``.
+
+    Raises
+    ------
+    TypeError
+        If ``C`` is not an integer.
+    ValueError
+        If ``C`` is outside its range.
+
+    See Also
+    --------
+    PowerOfD, symloss.TwoQueueJSQ
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------
@@ -279,8 +652,20 @@ class JSQ(_TailStateModel):
 
     def transitions(self):
         """Arrivals join the lowest level that is not full (fluid JSQ): the arrival flux to level
-        k is rho while every lower level is full (u_{k-1} = 1) and level k is not (u_k < 1); in the
-        interior of the fluid dynamics this is written with Heaviside indicators."""
+        ``k`` is ``rho`` while every lower level is full (``u_{k-1} = 1``) and level ``k`` is not
+        (``u_k < 1``), written with Heaviside indicators.
+
+        Returns
+        -------
+        list of (sympy.SparseMatrix, sympy.Expr)
+            ``2 C`` pairs ``(jump, rate)``.
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).transitions()[0][1]
+        rho*(1 - Heaviside(u1 - 1, 1))
+        """
         n = self.C
         out = []
         H = sp.Heaviside
@@ -291,18 +676,87 @@ class JSQ(_TailStateModel):
         return out
 
     def blocking_expr(self):
+        r"""The fluid blocking :math:`\max(0, 1 - C/\rho)`.
+
+        Returns
+        -------
+        sympy.Expr
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).blocking_expr()
+        Max(0, 1 - 2/rho)
+        """
         return sp.Max(0, 1 - self.C / RHO)
 
     def polynomial_system(self):
+        """The blocking equation on the branch ``rho >= C``: ``rho B - rho + C = 0``.
+
+        Returns
+        -------
+        list of sympy.Expr
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).polynomial_system()
+        [B*rho - rho + 2]
+        """
         return [sp.expand(RHO * BSYM - RHO + self.C)]   # on the branch rho >= C
 
     def eliminant(self):
+        """``rho B - rho + C`` (the blocking on the branch ``rho >= C``).
+
+        Returns
+        -------
+        sympy.Poly
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).eliminant()
+        Poly(rho*B - rho + 2, rho, B, domain='ZZ')
+        """
         return sp.Poly(RHO * BSYM - RHO + self.C, RHO, BSYM)
 
     def ode(self, rho, x0, t, *, rtol: float = 1e-10, atol: float = 1e-13, **kw):
         """Fluid JSQ trajectories: the Filippov solution of the discontinuous drift of
-        :meth:`transitions` (see :meth:`symloss.meanfield.accelerators.JSQAccelerator.fluid_rhs`),
-        integrated by scipy's RK45 (the right-hand side is continuous on trajectories)."""
+        :meth:`transitions` (see :meth:`JSQAccelerator.fluid_rhs
+        <symloss.meanfield.accelerators.JSQAccelerator.fluid_rhs>`), integrated by scipy's RK45
+        (the right-hand side is continuous on trajectories).
+
+        Parameters
+        ----------
+        rho : float
+            Load per server, ``> 0``.
+        x0 : array_like
+            Initial tails ``u_1, ..., u_C`` in ``[0, 1]``.
+        t : array_like
+            Increasing output times, ``>= 0``.
+        rtol, atol : float
+            Tolerances of the integrator.
+        **kw
+            ``method=`` (a ``solve_ivp`` method, default ``"RK45"``).
+
+        Returns
+        -------
+        OdeResult
+            The trajectory at the times ``t`` and the blocking of each state.
+
+        Raises
+        ------
+        ValueError
+            If ``rho``, ``x0`` or ``t`` is out of range.
+        RuntimeError
+            If the integration fails.
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).ode(4, [0, 0], [0, 1, 10]).blocking.tolist()
+        [0.0, 0.5, 0.5]
+        """
         import numpy as np
         from scipy.integrate import solve_ivp
 

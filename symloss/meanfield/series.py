@@ -1,4 +1,4 @@
-r"""Asymptotic expansions of the mean-field blocking at small and at large load (seed 000).
+r"""Asymptotic expansions of the mean-field blocking at small and at large load.
 
 :func:`blocking_series` expands the stationary blocking :math:`B(\rho)` of a mean-field model of
 :mod:`symloss.meanfield` (:class:`~symloss.RetrialOfD`, :class:`~symloss.RandomRouting`,
@@ -41,7 +41,9 @@ hand-written formulas:
 JSQ has the exact fluid blocking :math:`\max(0, 1 - C/\rho)`: its expansion at 0 is identically 0
 and at infinity it is the two-term expression :math:`1 - C/\rho`.
 
-Source: seeds/000_23f33c6a2eab69fc.txt; MATH.md section 2 ("small-load leading terms").
+Source: the small-load leading terms of D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in
+Loss Systems: Mean-Field Analysis, Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026);
+user-defined models get their scaling read off certified fixed points and verified exactly.
 """
 from __future__ import annotations
 
@@ -81,16 +83,26 @@ class BlockingSeries(ResultMixin):
 
     Attributes
     ----------
-    policy : str - ``"retrial"``, ``"random"``, ``"power"`` or ``"jsq"``
-    C, d : int
-    at : str - ``"0"`` or ``"oo"``
-    terms : list of (sympy.Rational, int) - coefficient and exponent of ``rho`` of each term
-    next_term : (sympy.Rational, int) or None - the first omitted non-zero term (None when the
-        expansion is exact or when no further non-zero term was found below the order ``order``)
-    remainder_exponent : int or None - the exponent of ``rho`` in the ``O`` term (None: exact)
-    order : int - relative truncation order used: all coefficients of the relative series below
-        ``t^order`` were computed exactly
+    policy : str
+        ``"retrial"``, ``"random"``, ``"power"``, ``"jsq"`` (the shipped scalings) or ``"generic"``.
+    C, d : int or None
+        Capacity and parameter of the model (``None`` when it has none).
+    at : str
+        ``"0"`` or ``"oo"``.
+    terms : list of (sympy.Rational, int)
+        Coefficient and exponent of ``rho`` of each term.
+    next_term : (sympy.Rational, int) or None
+        The first omitted non-zero term (``None`` when the expansion is exact or when no further
+        non-zero term was found below the order ``order``).
+    remainder_exponent : int or None
+        The exponent of ``rho`` in the ``O`` term (``None``: exact).
+    order : int
+        Relative truncation order used: all coefficients of the relative series below ``t^order``
+        were computed exactly.
     method : str
+        How the expansion was derived.
+    leading_exponents : dict
+        The scaling exponent of each state variable.
     """
     policy: str
     C: int
@@ -119,7 +131,35 @@ class BlockingSeries(ResultMixin):
         return sum((c * RHO ** k for c, k in self.terms), sp.Integer(0))
 
     def evaluate(self, rho, *, dps: int = DEFAULT_DPS, terms: int | None = None):
-        """Partial sum of the first ``terms`` terms (default: all) at ``rho``, as mpf."""
+        """Partial sum of the first ``terms`` terms (default: all) at ``rho``.
+
+        Parameters
+        ----------
+        rho : float or mpmath.mpf
+            Load, ``> 0`` (a ``Fraction`` is exact).
+        dps : int
+            Significant digits, ``5 <= dps <= 100000``.
+        terms : int, optional
+            Number of terms summed, ``0 <= terms <= len(self.terms)``.
+
+        Returns
+        -------
+        mpmath.mpf
+
+        Raises
+        ------
+        ValueError
+            If an argument is out of range.
+
+        Examples
+        --------
+        >>> import mpmath
+        >>> from fractions import Fraction
+        >>> from symloss import PowerOfD, blocking_expansion
+        >>> e = blocking_expansion(PowerOfD(2, 2), 0, n=2)      # rho^6/4 - rho^8/2 + O(rho^10)
+        >>> mpmath.nstr(e.evaluate(Fraction(1, 10), dps=20), 20)
+        '2.45e-7'
+        """
         check_real(rho, "rho", lower=0, lower_open=True)
         dps = check_dps(dps)
         k = len(self.terms) if terms is None else check_int(terms, "terms", min_value=0, max_value=len(self.terms))
@@ -131,7 +171,25 @@ class BlockingSeries(ResultMixin):
             return rounded(s, dps)
 
     def evaluate_next(self, rho, *, dps: int = DEFAULT_DPS):
-        """The first omitted term at ``rho`` (mpf), or 0 if there is none."""
+        """The first omitted term at ``rho`` (an estimate of the truncation error).
+
+        Parameters
+        ----------
+        rho : float or mpmath.mpf
+            Load, ``> 0``.
+        dps : int
+            Significant digits, ``5 <= dps <= 100000``.
+
+        Returns
+        -------
+        mpmath.mpf
+            The term, or 0 if there is none.
+
+        Raises
+        ------
+        ValueError
+            If an argument is out of range.
+        """
         check_real(rho, "rho", lower=0, lower_open=True)
         dps = check_dps(dps)
         if self.next_term is None:
@@ -141,6 +199,12 @@ class BlockingSeries(ResultMixin):
             return rounded(_rat_mpf(c) * to_mpf(rho) ** e, dps)
 
     def to_dict(self) -> dict:
+        """Plain data (exact coefficients as strings), for JSON.
+
+        Returns
+        -------
+        dict
+        """
         with big_int_str():
             return self._to_dict()
 
@@ -167,7 +231,19 @@ class BlockingSeries(ResultMixin):
 def big_int_str():
     """Context: allow ``str`` of integers with more than 4300 digits (Python's default limit), which
     the exact coefficients of power-of-d at small load exceed for ``C >= 10`` or large ``d``.
-    The previous limit is restored on exit."""
+    The previous limit is restored on exit.
+
+    Yields
+    ------
+    None
+
+    Examples
+    --------
+    >>> from symloss.meanfield.series import big_int_str
+    >>> with big_int_str():
+    ...     len(str(10 ** 5000))
+    5001
+    """
     get = getattr(sys, "get_int_max_str_digits", None)
     if get is None:  # pragma: no cover - Python < 3.11
         yield
@@ -194,7 +270,11 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
 
     Parameters
     ----------
-    model : RetrialOfD, RandomRouting, PowerOfD or JSQ
+    model : MeanFieldModel
+        A shipped policy (:class:`~symloss.RetrialOfD`, :class:`~symloss.RandomRouting`,
+        :class:`~symloss.PowerOfD`, :class:`~symloss.JSQ`: hand-derived scalings, used when the
+        accelerator's template is the definition) or any other definition (scaling read off
+        certified fixed points near the expansion point, then verified exactly).
     at : 0 or sympy.oo
         Expansion point: ``0`` gives a series in increasing powers of ``rho``, ``sympy.oo``
         (also accepted: ``"oo"``, ``"inf"``, ``math.inf``) a series in powers of ``1/rho``.
@@ -207,9 +287,21 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
         ``a_1 rho^k_1 + ... + a_n rho^k_n + O(rho^k_{n+1})`` with exact rational coefficients.
         The ``O`` term is the order of the first omitted non-zero term.
 
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`~symloss.MeanFieldModel` or ``n`` is not an integer.
+    ValueError
+        If ``at`` is not 0 or infinity, ``n`` is out of range, or no power-law scaling of the state
+        is found near the expansion point (user models).
+
+    See Also
+    --------
+    blocking_expansion, symloss.MeanFieldModel.series
+
     Notes
     -----
-    Small load (MATH.md section 2, seed 000):
+    Small load (the leading terms of [1]_):
 
     .. math:: B_{ret}(d) = \left(\frac{\rho^C}{C!}\right)^d (1 + O(\rho)), \qquad
               B_{pod}(d) = c\,\rho^{d (d^C - 1)/(d - 1)} (1 + O(\rho^d)),
@@ -218,6 +310,11 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
     Large load: :math:`B = 1 - C/\rho + O(\rho^{-2})` for every policy. The coefficients come from
     the model's stationary equations by Newton-polygon scaling and an exact formal power series
     (see the module docstring); the expansion is exact to the stated order, not an estimate.
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
 
     Examples
     --------
@@ -235,7 +332,45 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
 
 def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
     """Like :func:`blocking_series`, but returns the :class:`BlockingSeries` (terms, next term,
-    truncation order) that the tests and the notebook use to check the expansion numerically."""
+    truncation order) that the tests and the notebook use to check the expansion numerically.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model (as for :func:`blocking_series`).
+    at : 0 or sympy.oo
+        Expansion point (``"oo"``, ``"inf"`` and ``math.inf`` are accepted for infinity).
+    n : int
+        Number of non-zero terms kept (1 to 64).
+
+    Returns
+    -------
+    BlockingSeries
+        The exact terms, the first omitted term and the truncation order.
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`~symloss.MeanFieldModel` or ``n`` is not an integer.
+    ValueError
+        If ``at`` or ``n`` is out of range, or no power-law scaling is found (user models).
+
+    See Also
+    --------
+    blocking_series
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, blocking_expansion
+    >>> e = blocking_expansion(PowerOfD(2, 2), 0, n=2)
+    >>> e.terms, e.next_term
+    ([(1/4, 6), (-1/2, 8)], (3/4, 10))
+    """
     where = _check_at(at)
     n = check_int(n, "n", min_value=1, max_value=_MAX_TERMS)
     policy = _policy(model)

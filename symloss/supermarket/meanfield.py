@@ -11,7 +11,7 @@ Mean field (complete graph, ``N -> inf``; Mitzenmacher 1996, Vvedenskaya-Dobrush
 .. math::  \dot s_k = \lambda (s_{k-1}^d - s_k^d) - (s_k - s_{k+1}), \qquad k \ge 1,
 
 with the fixed point :math:`s_k = \lambda^{(d^k - 1)/(d - 1)}` (``s_k = lam^k`` for ``d = 1``).
-The seed (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", Ann. Appl. Probab. 2019) proves
+Budhiraja, Mukherjee and Wu ("Supermarket model on graphs", Ann. Appl. Probab. 2019) prove
 the same limit when the minimum degree tends to infinity (max/min degree ratio -> 1 in each
 component), and for Erdos-Renyi graphs with mean degree ``c(N) -> inf`` (annealed) or
 ``c(N)/ln N -> inf`` (quenched). For fixed degree the limit differs; :func:`pair_approximation`

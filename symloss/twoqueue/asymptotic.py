@@ -1,21 +1,24 @@
 r"""Asymptotic approximations of the shortest-queue Erlang loss model, rho -> infinity, N = a rho.
 
-Every formula evaluated here is lambdified from the SymPy expressions that :mod:`.derivation` derives
+Every formula evaluated here is lambdified from the SymPy expressions that
+:mod:`symloss.twoqueue.derivation` derives
 from the model's rules (nothing is retyped). Summary (``K = m + n``, ``d = |m - n|``, ``j = 2N - K``):
 
 * the level law :math:`\pi_K` is the exact truncated Poisson law in every regime (aggregation lemma);
   only the conditional law :math:`c_K(d) = P(d \mid K)` is approximated, and
   :math:`p(m, n) = \pi_K c_K(d)/(1 + [d > 0])`;
 * ``a > 1/2`` (outer): :math:`c_K = g(\cdot; K/\rho) + \rho^{-1} h(\cdot; K/\rho)`
-  (:func:`.derivation.outer_solution`; ``order=0`` drops ``h``);
+  (:func:`~symloss.twoqueue.derivation.outer_solution`; ``order=0`` drops ``h``);
 * ``a < 1/2`` (the three regimes ``1/4<a<1/2``, ``a~1/4``, ``a<1/4``): the corner law in closed form
-  :math:`c^{(0)}_j` (:func:`.derivation.corner_law`, coefficients by :mod:`.series`) plus its O(1/rho)
-  correction :math:`c^{(1)}_j` (the order-:math:`\varepsilon` corner equations of
-  :func:`.derivation.corner_equations`, solved by block level reduction and matched to the outer
+  :math:`c^{(0)}_j` (:func:`~symloss.twoqueue.derivation.corner_law`, coefficients by
+  :mod:`symloss.twoqueue.series`) plus its O(1/rho) correction :math:`c^{(1)}_j` (the
+  order-:math:`\varepsilon` corner equations of :func:`~symloss.twoqueue.derivation.corner_equations`,
+  solved by block level reduction and matched to the outer
   expansion at ``j = J``), composite with the outer law;
 * ``a ~ 1/2`` (``2N = rho + beta sqrt(rho)``): the corner law at the local value
   :math:`a_j = K/(2\rho)` (``order=0``: at ``a = 1/2``), composite with the outer law;
-* blocking: :func:`.derivation.blocking_expansion` (Laplace / Watson / Halfin-Whitt), lambdified;
+* blocking: :func:`~symloss.twoqueue.derivation.blocking_expansion` (Laplace / Watson / Halfin-Whitt),
+  lambdified;
 * the law of the less occupied queue over its whole range, every regime: the exact identity
   :math:`P(\min = m) = p(m,m) + 2\sum_{n>m} p(n,n) n!/(m!\rho^{n-m})` on a composite (corner + outer)
   diagonal (:func:`marginal_min_tail`); uniformly O(1/rho), the exchange of the two rays at ``m = rho/4``
@@ -24,6 +27,9 @@ from the model's rules (nothing is retyped). Summary (``K = m + n``, ``d = |m - 
 The approximate law is kept in band form (:class:`AsymptoticLaw`: per level the entries of
 :math:`c_K` above 1e-300, only for levels with :math:`\pi_K > 10^{-300}`), so a whole distribution at
 ``rho = 10^4`` costs a few hundredths of a second; the dense joint array is built only on request.
+
+References: H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+Applied Mathematics 120(2), 129-212 (2008); the derivations and error tables are in :doc:`/twoqueue`.
 """
 from __future__ import annotations
 
@@ -45,6 +51,7 @@ __all__ = ["AsymptoticLaw", "asymptotic_law", "outer_conditional", "corner_condi
            "min_law_from_diagonal", "diagonal_composite", "marginal_min_tail", "approximate_joint",
            "REGIMES", "default_J"]
 
+#: the five asymptotic regimes of Yao and Knessl (2008), in ``a = N/rho`` (see :func:`symloss.jsq_regime`)
 REGIMES = ("a>1/2", "a~1/2", "1/4<a<1/2", "a~1/4", "a<1/4")
 _TINY = 1e-300
 
@@ -109,7 +116,38 @@ def _outer_parts(r, ds, rules=RULES):
 
 
 def outer_conditional(rho: float, K: int, ds: np.ndarray, order: int = 1, rules=RULES) -> np.ndarray:
-    r""":math:`c_K(d)` of the outer law (``order`` 0 or 1) on the given ``d`` values, renormalised on them."""
+    r""":math:`c_K(d)` of the outer law (``order`` 0 or 1) on the given ``d`` values, renormalised on them.
+
+    Parameters
+    ----------
+    rho : float
+        The load.
+    K : int
+        The level ``m + n``.
+    ds : numpy.ndarray
+        Imbalances ``d`` (of the parity of ``K``).
+    order : {0, 1}
+        Leading order, or with the O(1/rho) term ``h``.
+    rules : sequence of Rule
+        The rule table (default the Yao-Knessl model's).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`c_K(d)` on ``ds``.
+
+    References
+    ----------
+    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+       Applied Mathematics 120(2), 129-212 (2008).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss.twoqueue.asymptotic import outer_conditional
+    >>> outer_conditional(100.0, 150, np.array([0, 2, 4])).round(6).tolist()
+    [0.753437, 0.232908, 0.013655]
+    """
     g, h, _ = _outer_parts(K / rho, ds, rules)
     c = g + (h / rho if order else 0.0)
     c = np.maximum(c, 0.0)
@@ -209,7 +247,28 @@ def corner_conditionals(a, J: int, terminal: np.ndarray | None = None) -> list[n
 
     ``j = 0..J``; the top closed by ``c_J = B c_{J-1}`` (``terminal=None``) or the given ``c_J``. ``a`` may
     be a function ``j -> a_j``. Kept as the independent check of the closed form
-    (:func:`.series.corner_conditional_laws`), which is what the asymptotics use."""
+    (:func:`~symloss.twoqueue.series.corner_conditional_laws`), which is what the asymptotics use.
+
+    Parameters
+    ----------
+    a : float or callable
+        ``N / rho``, or ``j -> a_j``.
+    J : int
+        Largest level.
+    terminal : numpy.ndarray, optional
+        ``c_J`` (default: the top closed by ``c_J = B c_{J-1}``).
+
+    Returns
+    -------
+    list of numpy.ndarray
+        ``c_j`` for ``j = 0..J``, each a probability vector on ``d = j mod 2, ..., j``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import corner_conditionals
+    >>> [c.round(6).tolist() for c in corner_conditionals(0.3, 3)]
+    [[1.0], [1.0], [0.615385, 0.384615], [0.807692, 0.192308]]
+    """
     af = a if callable(a) else (lambda jj, _a=a: _a)
     U, w = {}, {}
     if terminal is None:
@@ -270,7 +329,29 @@ def corner_first_order(a: float, J: int, rules=RULES):
     :math:`L_0 c^{(1)} = -L_1 c^{(0)}` (orders 0 and 1 of :func:`.derivation.corner_equations`) with
     :math:`c^{(1)}_0 = 0` and, at ``j = J``, the outer expansion
     :math:`c^{(1)}_J = h(\cdot; 2a) - J\,\partial_r g(\cdot; 2a)` (matching). Numerical (block level
-    reduction); each :math:`c^{(1)}_j` sums to zero."""
+    reduction); each :math:`c^{(1)}_j` sums to zero.
+
+    Parameters
+    ----------
+    a : float
+        ``N / rho`` (``< 1/2``).
+    J : int
+        Largest corner level.
+    rules : sequence of Rule
+        The rule table (default the Yao-Knessl model's).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        :math:`c^{(1)}_j`, ``j = 0..J``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import corner_first_order
+    >>> c1 = corner_first_order(0.3, 10)
+    >>> c1[2].round(6).tolist(), abs(float(c1[5].sum())) < 1e-12      # every level sums to zero
+    ([0.414878, -0.414878], True)
+    """
     c0 = list(_corner_cached(a, J, rules))
     L0 = _corner_operator(a, J, 0, rules)
     L1 = _corner_operator(a, J, 1, rules)
@@ -285,7 +366,26 @@ def corner_first_order(a: float, J: int, rules=RULES):
 
 def default_J(a: float, N: int) -> int:
     """Number of corner levels solved in the inner problem: enough for the neglected mass (2a)^J and
-    the inner-outer difference to be below ~1e-16."""
+    the inner-outer difference to be below ~1e-16.
+
+    Parameters
+    ----------
+    a : float
+        ``N / rho``.
+    N : int
+        Servers per station (an upper bound).
+
+    Returns
+    -------
+    int
+        At most ``min(N, 400)``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import default_J
+    >>> default_J(0.3, 1000), default_J(0.1, 1000), default_J(0.3, 50)
+    (150, 60, 50)
+    """
     if a >= 0.3:
         J = 150
     else:
@@ -311,7 +411,35 @@ class AsymptoticLaw:
     ~1e-11); the conditional law :math:`c_K(d)` is stored flat: entries ``off[K]:off[K+1]`` of ``cvals``
     are :math:`c_K(d)` on ``d = K mod 2, K mod 2 + 2, ...`` (entries below 1e-300 and levels with
     :math:`\pi_K < 10^{-300}` omitted). ``regime`` and ``order`` (0: leading, 1: with the O(1/rho)
-    corrections) say which formulas were used. The summaries mirror :class:`~.jsq.TwoQueueDistribution`."""
+    corrections) say which formulas were used. The summaries mirror
+    :class:`~symloss.twoqueue.jsq.TwoQueueDistribution`.
+
+    Attributes
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    regime : str
+        One of :data:`REGIMES`.
+    order : int
+        0 or 1.
+    level : numpy.ndarray
+        :math:`\pi_K`, ``K = 0..2N``.
+    off, cvals : numpy.ndarray
+        The band storage of :math:`c_K(d)` (see above).
+    seconds : float
+        Time to build the law.
+    method : str
+        ``"asymptotic"``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import asymptotic_law
+    >>> law = asymptotic_law(60, 100.0, "a>1/2", order=0)
+    >>> round(law.blocking(), 10), round(law.mean_imbalance(), 6)    # E(120, 100) exactly; E|m - n|
+    (0.0056900546, 1.000469)
+    """
     N: int
     rho: float
     regime: str
@@ -331,6 +459,7 @@ class AsymptoticLaw:
 
     @property
     def conditional_levels(self) -> list:
+        """Alias of :attr:`bands` (the name used by :class:`~symloss.twoqueue.jsq.TwoQueueDistribution`)."""
         return self.bands
 
     def _flat(self):
@@ -343,10 +472,21 @@ class AsymptoticLaw:
         return self._flatcache
 
     def blocking(self) -> float:
-        r""":math:`p(N, N) = \pi_{2N}` (the level law is exact)."""
+        r""":math:`p(N, N) = \pi_{2N}` (the level law is exact).
+
+        Returns
+        -------
+        float
+        """
         return float(self.level[2 * self.N])
 
     def total(self) -> np.ndarray:
+        """Law of ``m + n`` (the exact truncated Poisson law).
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return self.level.copy()
 
     def _marginals(self):
@@ -359,28 +499,65 @@ class AsymptoticLaw:
         return self._marg
 
     def marginal_min(self) -> np.ndarray:
-        r"""Law of :math:`\min(m, n)`."""
+        r"""Law of :math:`\min(m, n)`.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return self._marginals()[0].copy()
 
     def marginal_max(self) -> np.ndarray:
-        r"""Law of :math:`\max(m, n)`."""
+        r"""Law of :math:`\max(m, n)`.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return self._marginals()[1].copy()
 
     def marginal(self) -> np.ndarray:
-        """Law of one queue (the two are exchangeable)."""
+        """Law of one queue (the two are exchangeable).
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         mn, mx, _ = self._marginals()
         return 0.5 * (mn + mx)
 
     def imbalance(self) -> np.ndarray:
-        r"""Law of :math:`|m - n|`."""
+        r"""Law of :math:`|m - n|`.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return self._marginals()[2].copy()
 
     def mean_imbalance(self) -> float:
+        """:math:`E|m - n|`.
+
+        Returns
+        -------
+        float
+        """
         im = self._marginals()[2]
         return float((np.arange(len(im)) * im).sum())
 
     def value(self, m, n):
-        """Approximate :math:`p(m, n)` (integer scalars or arrays)."""
+        """Approximate :math:`p(m, n)`.
+
+        Parameters
+        ----------
+        m, n : int or array_like of int
+            States (0 outside ``[0, N]^2``).
+
+        Returns
+        -------
+        numpy.ndarray
+            Of the broadcast shape of ``m`` and ``n``.
+        """
         m = np.asarray(m, dtype=np.int64)
         n = np.asarray(n, dtype=np.int64)
         K = m + n
@@ -394,8 +571,31 @@ class AsymptoticLaw:
         return v * np.where(dd > 0, 0.5, 1.0)
 
     def conditional(self, n=None, *, total=None, of: str = "queue"):
-        r"""As :meth:`TwoQueueDistribution.conditional`: ``n=j`` (one queue given the other) or
-        ``total=K`` (given ``m + n``; ``of="min"`` for the less occupied queue)."""
+        r"""As :meth:`TwoQueueDistribution.conditional <symloss.twoqueue.jsq.TwoQueueDistribution.conditional>`:
+        ``n=j`` (one queue given the other) or ``total=K`` (given ``m + n``; ``of="min"`` for the less
+        occupied queue).
+
+        Parameters
+        ----------
+        n : int, optional
+            The other queue's occupancy.
+        total : int, optional
+            The total ``m + n``.
+        of : {"queue", "min"}
+            The conditioned quantity (``"min"`` only with ``total``).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``N + 1`` probabilities.
+
+        Raises
+        ------
+        ValueError
+            If not exactly one of ``n``, ``total`` is given, or an argument is out of range.
+        ZeroDivisionError
+            If the conditioning event underflows.
+        """
         N = self.N
         check_choice(of, "of", ("queue", "min"))
         if (n is None) == (total is None):
@@ -438,9 +638,21 @@ class AsymptoticLaw:
         return self._dense
 
     def joint(self) -> np.ndarray:
+        """The dense joint law (:attr:`p`).
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         return self.p
 
     def to_dict(self) -> dict:
+        """Plain data: the blocking and the laws of the imbalance and of the less occupied queue.
+
+        Returns
+        -------
+        dict
+        """
         return {"N": self.N, "rho": self.rho, "regime": self.regime, "order": self.order,
                 "method": "asymptotic", "blocking": self.blocking(), "seconds": self.seconds,
                 "imbalance": self.imbalance().tolist(), "marginal_min": self.marginal_min().tolist()}
@@ -471,7 +683,50 @@ def _widths(N, rho, Ks):
 
 def asymptotic_law(N: int, rho: float, regime: str, *, order: int = 1, J: int | None = None,
                    rules=RULES) -> AsymptoticLaw:
-    """The approximate joint law in band form (see the module docstring for the formulas)."""
+    """The approximate joint law in band form (see the module docstring for the formulas).
+
+    Parameters
+    ----------
+    N : int
+        Servers per station, ``>= 1``.
+    rho : float
+        The load, ``> 0``.
+    regime : str
+        One of :data:`REGIMES` (the formulas used).
+    order : {0, 1}
+        Leading order, or with the O(1/rho) corrections.
+    J : int, optional
+        Corner levels of the inner problem (default :func:`default_J`).
+    rules : sequence of Rule
+        The rule table (default the Yao-Knessl model's).
+
+    Returns
+    -------
+    AsymptoticLaw
+
+    Raises
+    ------
+    TypeError
+        If ``N`` is not an integer or ``rho`` not a real number.
+    ValueError
+        If an argument is out of range.
+
+    See Also
+    --------
+    symloss.TwoQueueJSQ.asymptotic
+
+    References
+    ----------
+    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+       Applied Mathematics 120(2), 129-212 (2008).
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import asymptotic_law
+    >>> law = asymptotic_law(60, 100.0, "a>1/2")
+    >>> law.regime, round(law.blocking(), 10)
+    ('a>1/2', 0.0056900546)
+    """
     import time
     t0 = time.perf_counter()
     from ..core.validation import check_real
@@ -576,9 +831,37 @@ def _corner_level(a: float, jj: int, rules=RULES):
 # --------------------------------------------------------------------------------------------------
 
 def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> float:
-    r"""The blocking :math:`E(2N, \rho)` from :func:`.derivation.blocking_expansion` (lambdified):
-    ``a > 1/2`` Laplace, ``a ~ 1/2`` Halfin-Whitt (Jagerman's term and, for ``order=1``, the next),
-    ``a < 1/2`` Watson; ``order=0`` leading term only."""
+    r"""The blocking :math:`E(2N, \rho)` from :func:`~symloss.twoqueue.derivation.blocking_expansion`
+    (lambdified): ``a > 1/2`` Laplace, ``a ~ 1/2`` Halfin-Whitt (Jagerman's term and, for ``order=1``,
+    the next), ``a < 1/2`` Watson; ``order=0`` leading term only.
+
+    Parameters
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    regime : str
+        One of :data:`REGIMES`.
+    order : {0, 1}
+        Leading term, or with the next.
+
+    Returns
+    -------
+    float
+        (Underflows to 0 below 1e-308; see :func:`log_blocking_asymptotic`.)
+
+    Raises
+    ------
+    ValueError
+        If ``regime`` or ``order`` is not one of the choices.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import blocking_asymptotic
+    >>> blocking_asymptotic(300, 1000.0, "1/4<a<1/2", 0), blocking_asymptotic(300, 1000.0, "1/4<a<1/2")
+    (0.4, 0.4015)
+    """
     import mpmath
     check_choice(regime, "regime", REGIMES)
     check_choice(order, "order", (0, 1))
@@ -599,7 +882,29 @@ def _blocking_func(key, order):
 
 
 def log_blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> float:
-    """Natural logarithm of :func:`blocking_asymptotic` (no underflow)."""
+    """Natural logarithm of :func:`blocking_asymptotic` (no underflow).
+
+    Parameters
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    regime : str
+        One of :data:`REGIMES`.
+    order : {0, 1}
+        Leading term, or with the next.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import log_blocking_asymptotic
+    >>> round(log_blocking_asymptotic(300, 1000.0, "1/4<a<1/2"), 10)      # log 0.4015
+    -0.9125477456
+    """
     import mpmath
     key = "a~1/2" if regime == "a~1/2" else ("a>1/2" if regime == "a>1/2" else "a<1/2")
     f = _blocking_func(key, order)
@@ -614,7 +919,26 @@ def log_blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> 
 def imbalance_limit(a: float, imax: int) -> np.ndarray:
     r"""Limit law of :math:`|m-n|` (closed form of :func:`.derivation.imbalance_limit_law`):
     :math:`P(0) = (1-\hat a)/(1+\hat a)`, :math:`P(i) = 2\hat a^i/(1+\hat a)^{i+1}`,
-    :math:`\hat a = \min(a, 1/2)`."""
+    :math:`\hat a = \min(a, 1/2)`.
+
+    Parameters
+    ----------
+    a : float
+        ``N / rho``.
+    imax : int
+        Largest imbalance.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P(|m - n| = i)``, ``i = 0..imax``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import imbalance_limit
+    >>> imbalance_limit(0.3, 3).round(6).tolist()
+    [0.538462, 0.35503, 0.08193, 0.018907]
+    """
     f = _imb_limit_func()
     i = np.arange(imax + 1)
     ah = min(a, 0.5)
@@ -630,7 +954,23 @@ def _imb_limit_func():
 def tail_rate(a: float) -> float:
     r"""Geometric decay rate of :math:`P(N - \min(m,n) = k)` in ``k`` in the corner law (a < 1/2):
     the inverse of the smallest pole of its generating function, :math:`\max(a, 4a^2)`
-    (:func:`.derivation.tail_poles`)."""
+    (:func:`~symloss.twoqueue.derivation.tail_poles`).
+
+    Parameters
+    ----------
+    a : float
+        ``N / rho``, ``< 1/2``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import tail_rate
+    >>> round(tail_rate(0.3), 12), round(tail_rate(0.2), 12)          # 4a^2, a
+    (0.36, 0.2)
+    """
     poles = dv.tail_poles()
     vals = [float(p.subs(dv.a, a)) for p in poles]
     return 1.0 / min(v for v in vals if v > 1)
@@ -638,7 +978,26 @@ def tail_rate(a: float) -> float:
 
 def local_decay(m: np.ndarray, rho: float) -> np.ndarray:
     r"""Leading-order ray ratio :math:`P(\min = m-1)/P(\min = m) \approx \max(x, 4x^2)` with the
-    finite-``rho`` forms ``max(m/rho, 2m(2m-1)/rho^2)``."""
+    finite-``rho`` forms ``max(m/rho, 2m(2m-1)/rho^2)``.
+
+    Parameters
+    ----------
+    m : array_like
+        Values of the minimum.
+    rho : float
+        The load.
+
+    Returns
+    -------
+    numpy.ndarray
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss.twoqueue.asymptotic import local_decay
+    >>> local_decay(np.array([10, 50]), 100.0).tolist()
+    [0.1, 0.99]
+    """
     m = np.asarray(m, dtype=float)
     return np.maximum(m / rho, 2 * m * (2 * m - 1) / rho ** 2)
 
@@ -651,7 +1010,29 @@ def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
     the unrolled cut equation :math:`\rho\,[P(\min=m-1) - p(m-1,m-1)] = m\,[P(\min=m) + p(m,m)]`
     (arrivals raise the minimum only off the diagonal; departures lower it at rate ``m``, ``2m`` on
     the diagonal). Computed by the backward recursion :math:`S_{m-1} = (m/\rho)(p(m,m) + S_m)`,
-    :math:`S_N = 0`, :math:`P(\min = m) = p(m,m) + 2 S_m` (positive terms only)."""
+    :math:`S_N = 0`, :math:`P(\min = m) = p(m,m) + 2 S_m` (positive terms only).
+
+    Parameters
+    ----------
+    diag : numpy.ndarray
+        :math:`p(n, n)`, ``n = 0..N``.
+    rho : float
+        The load.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`P(\min = m)`, ``m = 0..N``.
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> from symloss.twoqueue.asymptotic import min_law_from_diagonal
+    >>> res = TwoQueueJSQ(3, 4).stationary_distribution()
+    >>> import numpy as np
+    >>> bool(np.allclose(min_law_from_diagonal(np.diag(res.p), 4.0), res.marginal_min(), rtol=1e-12))
+    True
+    """
     N = len(diag) - 1
     out = np.zeros(N + 1)
     S = 0.0
@@ -669,7 +1050,32 @@ def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = No
     order 0). Inner (corner, deficit ``j = 2N - K``): the corner problem with ``2a`` (for ``a >= 1/2``
     a boundary-value problem), closed at ``j = J`` by the outer law at ``r = 2a`` (so it matches).
     Composite: :math:`c_K(0) = g(0; K/\rho) + (c^{in}_j(0) - g(0; 2a))` for ``j <= J``. Error O(1/rho)
-    uniformly along the diagonal."""
+    uniformly along the diagonal.
+
+    Parameters
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    level : numpy.ndarray
+        :math:`\pi_K`, ``K = 0..2N`` (e.g. :func:`~symloss.twoqueue.levels.level_law_float`).
+    J : int, optional
+        Corner levels (default ``min(N, 200)``).
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`p(n, n)`, ``n = 0..N``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import diagonal_composite
+    >>> from symloss.twoqueue.levels import level_law_float
+    >>> pi, _ = level_law_float(30, 100.0)
+    >>> round(float(diagonal_composite(30, 100.0, pi)[-1]), 10)        # p(N, N) = E(60, 100)
+    0.4134872856
+    """
     a = N / rho
     J = min(N, 200) if J is None else min(J, N)
     inner = _corner_cached(float(a), J)      # closed form (analytic in a: for a >= 1/2 it is the bounded
@@ -693,12 +1099,68 @@ def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = Non
     ``x = m/rho``: the less occupied queue takes every arrival) and the *balanced* one (``4x^2``: the
     total as an Erlang queue), and their exchange at ``m = rho/4`` (the origin of the a ~ 1/4 regime) is a
     Laplace-type sum over ``n`` near ``rho/4`` of width O(sqrt(rho)), resolved without a separate layer
-    analysis."""
+    analysis.
+
+    Parameters
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    level : numpy.ndarray
+        :math:`\pi_K`, ``K = 0..2N``.
+    J : int, optional
+        Corner levels.
+
+    Returns
+    -------
+    numpy.ndarray
+        :math:`P(\min = m)`, ``m = 0..N``.
+
+    References
+    ----------
+    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+       Applied Mathematics 120(2), 129-212 (2008).
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import marginal_min_tail
+    >>> from symloss.twoqueue.levels import level_law_float
+    >>> pi, _ = level_law_float(30, 100.0)
+    >>> round(float(marginal_min_tail(30, 100.0, pi).sum()), 4)      # O(1/rho) from 1
+    0.9942
+    """
     return min_law_from_diagonal(diagonal_composite(N, rho, level, J), rho)
 
 
 def approximate_joint(N: int, rho: float, regime: str, *, J: int | None = None, order: int = 1):
     """Dense approximate joint law ``p(m, n)``, the level law and the conditional vectors (compatibility
-    wrapper around :func:`asymptotic_law`)."""
+    wrapper around :func:`asymptotic_law`).
+
+    Parameters
+    ----------
+    N : int
+        Servers per station.
+    rho : float
+        The load.
+    regime : str
+        One of :data:`REGIMES`.
+    J : int, optional
+        Corner levels.
+    order : {0, 1}
+        Leading order, or with the O(1/rho) corrections.
+
+    Returns
+    -------
+    tuple
+        ``(p, level, bands)``.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.asymptotic import approximate_joint
+    >>> p, level, bands = approximate_joint(60, 100.0, "a>1/2")
+    >>> p.shape, round(float(p.sum()), 10)
+    ((61, 61), 1.0)
+    """
     law = asymptotic_law(N, rho, regime, order=order, J=J)
     return law.p, law.level, law.bands

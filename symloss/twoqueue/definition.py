@@ -3,7 +3,7 @@ r"""The two-queue JSQ loss model, written once: a table of transition rules.
 State ``(m, n)``, ``0 <= m, n <= N`` (busy servers in the two stations). A *rule* is a jump
 ``(dm, dn)``, a rate (a SymPy expression, affine in :math:`\rho`, with coefficients polynomial in
 ``m``, ``n``, ``N``) and a guard (a SymPy condition in ``m``, ``n``, ``N``). :data:`RULES` is the
-seed model (H. Yao and C. Knessl, Stud. Appl. Math. 120(2), 2008): an arrival joins the station with
+model (H. Yao and C. Knessl, Stud. Appl. Math. 120(2), 2008): an arrival joins the station with
 fewer busy servers, ties split 1/2-1/2, lost only at ``(N, N)``; each busy server completes at rate 1
 (time in units of :math:`1/\mu`).
 
@@ -34,16 +34,42 @@ import sympy
 __all__ = ["m", "n", "N", "rho", "Rule", "RULES", "transitions", "compile_rules", "rule_arrays",
            "balance_equations", "balance_residual", "rules_equal", "rules_latex"]
 
-#: SymPy symbols of the definition: the state ``(m, n)``, the size ``N`` and the load ``rho``
+#: SymPy symbols of the definition: the state ``(m, n)`` (busy servers of the two stations)
 m, n = sympy.symbols("m n", integer=True, nonnegative=True)
+#: SymPy symbol of the number of servers per station
 N = sympy.Symbol("N", integer=True, positive=True)
+#: SymPy symbol of the load :math:`\rho = \lambda/\mu`
 rho = sympy.Symbol("rho", positive=True)
 
 
 @dataclass(frozen=True)
 class Rule:
     """One transition rule: from every state ``(m, n)`` where ``when`` holds, jump by ``jump`` at
-    rate ``rate`` (SymPy, affine in ``rho``)."""
+    rate ``rate`` (SymPy, affine in ``rho``).
+
+    Parameters
+    ----------
+    jump : tuple of int
+        ``(dm, dn)``, not ``(0, 0)``.
+    rate : sympy.Expr
+        Affine in :data:`rho`, polynomial in :data:`m`, :data:`n`, :data:`N`.
+    when : sympy.Basic or True
+        Guard: a SymPy condition in ``m``, ``n``, ``N``.
+    label : str
+        A description (used in error messages).
+
+    Raises
+    ------
+    ValueError
+        If the jump is not a non-zero pair of integers, the rate uses other symbols or is not affine
+        in ``rho``, or the guard uses other symbols.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import Rule, m, n, rho
+    >>> Rule((1, 0), rho, m < n, "arrival joins the first station")
+    Rule(jump=(1, 0), rate=rho, when=m < n, label='arrival joins the first station')
+    """
     jump: tuple
     rate: sympy.Expr
     when: object
@@ -69,7 +95,7 @@ class Rule:
         object.__setattr__(self, "when", when)
 
 
-#: The seed model: two M/M/N/N stations, join-the-shortest-queue, ties 1/2-1/2, loss only at (N, N).
+#: The Yao-Knessl model: two M/M/N/N stations, join-the-shortest-queue, ties 1/2-1/2, loss only at (N, N).
 RULES = (
     Rule((1, 0), rho, m < n, "arrival joins the first station (fewer busy servers)"),
     Rule((0, 1), rho, n < m, "arrival joins the second station (fewer busy servers)"),
@@ -82,7 +108,23 @@ RULES = (
 
 def rules_equal(a, b) -> bool:
     """Structural equality of two rule tables (jumps, rates and guards identical as SymPy objects,
-    in order)."""
+    in order).
+
+    Parameters
+    ----------
+    a, b : sequence of Rule
+        The two tables.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import RULES, rules_equal
+    >>> rules_equal(RULES, RULES), rules_equal(RULES, RULES[:-1])
+    (True, False)
+    """
     a, b = tuple(a), tuple(b)
     if len(a) != len(b):
         return False
@@ -95,7 +137,24 @@ def rules_equal(a, b) -> bool:
 
 
 def rules_latex(rules=RULES) -> str:
-    r"""The rule table as LaTeX (``cases`` of the generator)."""
+    r"""The rule table as LaTeX (target, rate, guard; the cases of the generator).
+
+    Parameters
+    ----------
+    rules : sequence of Rule
+        The table (default :data:`RULES`).
+
+    Returns
+    -------
+    str
+        An ``array`` block, for a math environment.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import rules_latex
+    >>> print(rules_latex().splitlines()[1])
+    (m+1, n) & \rho & \text{if } m < n \\
+    """
     lines = []
     for r in rules:
         dm, dn = r.jump
@@ -159,7 +218,30 @@ def _compile_cached(rules):
 
 
 def compile_rules(rules=RULES) -> _Compiled:
-    """Scalar (exact ``Fraction``) and numpy evaluators of a rule table (cached per table)."""
+    """Scalar (exact ``Fraction``) and numpy evaluators of a rule table (cached per table).
+
+    Parameters
+    ----------
+    rules : sequence of Rule
+        The table (default :data:`RULES`).
+
+    Returns
+    -------
+    object
+        The compiled table: guards and the two rate parts (coefficient of ``rho``, constant) as exact
+        polynomials and as numpy functions, one per rule.
+
+    Raises
+    ------
+    TypeError
+        If an entry is not a :class:`Rule`.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import compile_rules
+    >>> len(compile_rules().rules)
+    6
+    """
     rules = tuple(rules)
     for r in rules:
         if not isinstance(r, Rule):
@@ -175,8 +257,36 @@ def transitions(N: int, m: int, n: int, rules=RULES):
     """Transitions out of state ``(m, n)``: a list of ``(m2, n2, rho_coeff, const)``, the rate being
     ``rho_coeff * rho + const`` (``rho_coeff`` a ``Fraction``, ``const`` an ``int`` or ``Fraction``).
 
-    Generated from the rule table ``rules`` (default :data:`RULES`, the seed model). A target outside
-    ``[0, N]^2`` or a negative rate is a definition error (``ValueError``)."""
+    Generated from the rule table ``rules`` (default :data:`RULES`, the Yao-Knessl model). A target outside
+    ``[0, N]^2`` or a negative rate is a definition error (``ValueError``).
+
+    Parameters
+    ----------
+    N : int
+        Servers per station, ``>= 1``.
+    m, n : int
+        The state, ``0 <= m, n <= N``.
+    rules : sequence of Rule
+        The table (default :data:`RULES`).
+
+    Returns
+    -------
+    list of tuple
+        ``(m2, n2, rho_coeff, const)`` for every rule whose guard holds and whose rate is not 0.
+
+    Raises
+    ------
+    TypeError
+        If ``N``, ``m`` or ``n`` is not an integer.
+    ValueError
+        If the state is out of range, or a rule has a negative rate or leaves the state space there.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import transitions
+    >>> transitions(2, 0, 1)                  # join the first station, or a departure
+    [(1, 1, Fraction(1, 1), 0), (0, 0, Fraction(0, 1), 1)]
+    """
     if not (isinstance(N, int) and isinstance(m, int) and isinstance(n, int)) or isinstance(N, bool):
         from ..core.validation import check_int
         N = check_int(N, "N", min_value=1)
@@ -205,8 +315,30 @@ def transitions(N: int, m: int, n: int, rules=RULES):
 def rule_arrays(rules, N: int, mm: np.ndarray, nn: np.ndarray):
     """Vectorised evaluation of a rule table on integer arrays of states.
 
-    Returns a list, one entry per rule, of ``(dm, dn, active, c1, c0)``: ``active`` a boolean array
-    (the guard), ``c1``, ``c0`` float arrays (rate = ``c1 * rho + c0``, zero where inactive)."""
+    Parameters
+    ----------
+    rules : sequence of Rule
+        The table.
+    N : int
+        Servers per station.
+    mm, nn : numpy.ndarray
+        Integer arrays of the same shape: the states.
+
+    Returns
+    -------
+    list of tuple
+        One entry per rule, ``(dm, dn, active, c1, c0)``: ``active`` a boolean array (the guard),
+        ``c1``, ``c0`` float arrays (rate = ``c1 * rho + c0``, zero where inactive).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss.twoqueue.definition import RULES, rule_arrays
+    >>> mm, nn = np.meshgrid(np.arange(3), np.arange(3), indexing="ij")
+    >>> dm, dn, active, c1, c0 = rule_arrays(RULES, 2, mm, nn)[0]     # m < n: join the first station
+    >>> (dm, dn), active.tolist()
+    ((1, 0), [[False, True, True], [False, False, True], [False, False, False]])
+    """
     comp = compile_rules(rules)
     out = []
     for r, g, a, b in zip(comp.rules, comp.guards_np, comp.c1_np, comp.c0_np):
@@ -224,7 +356,28 @@ def rule_arrays(rules, N: int, mm: np.ndarray, nn: np.ndarray):
 def balance_equations(Nv: int, transitions_fn, rho_value=None):
     r"""Global balance equations (outflow = inflow, one ``sympy.Eq`` per state) of the chain whose
     transitions are ``transitions_fn(m, n)`` (contract of :func:`transitions`), in the unknowns
-    ``p_m_n`` and :math:`\rho` (or the given value)."""
+    ``p_m_n`` and :math:`\rho` (or the given value).
+
+    Parameters
+    ----------
+    Nv : int
+        Servers per station.
+    transitions_fn : callable
+        ``(m, n) -> list of (m2, n2, rho_coeff, const)``.
+    rho_value : real, optional
+        A value substituted for :math:`\rho` (exactly, by ``nsimplify``).
+
+    Returns
+    -------
+    list of sympy.Eq
+        ``(Nv + 1)^2`` equations.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import balance_equations, transitions
+    >>> balance_equations(1, lambda a, b: transitions(1, a, b))[-1]
+    Eq(2*p_1_1, p_0_1*rho + p_1_0*rho)
+    """
     r = rho if rho_value is None else sympy.nsimplify(rho_value)
     P = {(i, j): sympy.Symbol(f"p_{i}_{j}") for i in range(Nv + 1) for j in range(Nv + 1)}
     inflow = {s: 0 for s in P}
@@ -245,7 +398,37 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
 
     Independent of any solver: the flows are evaluated from the rules (vectorised, row blocks of
     ``chunk`` so that the memory stays a few blocks of ``p``). Terms are all positive, so a correct
-    answer gives a residual of a few units of rounding even in the deep tails."""
+    answer gives a residual of a few units of rounding even in the deep tails.
+
+    Parameters
+    ----------
+    p : numpy.ndarray
+        ``(N+1, N+1)`` probabilities, ``N >= 1``.
+    rho_value : float
+        The load, ``> 0``.
+    rules : sequence of Rule
+        The table (default :data:`RULES`).
+    floor : float
+        States with ``p < floor`` are not checked (their relative residual is rounding noise).
+    chunk : int
+        Rows per block.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``p`` is not square with ``N >= 1`` or ``rho_value`` is not positive.
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> from symloss.twoqueue.definition import balance_residual
+    >>> balance_residual(TwoQueueJSQ(2, 1).generic_solve(), 1.0) < 1e-12
+    True
+    """
     from ..core.validation import check_real
     p = np.asarray(p, dtype=float)
     if p.ndim != 2 or p.shape[0] != p.shape[1] or p.shape[0] < 2:

@@ -1,6 +1,6 @@
 r"""Asymptotic regimes of the two-queue JSQ loss model, derived by SymPy from the model's rules.
 
-Everything below starts from a rule table (:mod:`.definition`; the seed model by default) and is
+Everything below starts from a rule table (:mod:`.definition`; the Yao-Knessl model by default) and is
 derived, not typed:
 
 1. **Lumped balance equations** (:func:`lumped_equations`). The rules are evaluated *symbolically*
@@ -9,7 +9,7 @@ derived, not typed:
    at that state is rewritten in the lumped variables ``(K, d)`` with
    :math:`p(m, n) = \pi_K c_K(d) / (1 + [d > 0])` and the level-mass ratios of the aggregated chain
    (:math:`\pi_{K-1}/\pi_K = \mu_K/\lambda_{K-1}`, both rates derived from the rules and checked to
-   depend on ``K`` only). For the seed model this gives
+   depend on ``K`` only). For the Yao-Knessl model this gives
    :math:`(\rho+K)c_K = K A c_{K-1} + \rho B_K c_{K+1}` (``docs/twoqueue.md``, (1)).
    The symmetry of the definition is checked on the same generic states.
 
@@ -24,7 +24,7 @@ derived, not typed:
 3. **Corner solution** (``a < 1/2``; :func:`corner_walk`, :func:`corner_law`). In the deficits
    ``S = N - max(m, n)``, ``D = |m - n|`` with time scaled by :math:`\rho` and ``N = a rho``, the
    leading-order rates of the rules define a random walk in the quarter plane with one boundary line
-   ``D = 0`` (for the seed model: the symmetric *longer-queue* model, two Poisson(a) streams and one
+   ``D = 0`` (for the Yao-Knessl model: the symmetric *longer-queue* model, two Poisson(a) streams and one
    server that serves the longer queue). Its generating function
    :math:`G(X, Z) = \sum_{S,D} p(S, D) X^S Z^D` satisfies
    :math:`G\varphi = G_0(\varphi - \varphi_0) - p_{00}(\varphi_{00} - \varphi_0)` with the jump
@@ -33,7 +33,7 @@ derived, not typed:
    :math:`G_0` and hence :math:`G` in closed form; with the uniformising variable :math:`\zeta`
    (``X`` is rational in :math:`\zeta` on the kernel) every coefficient generating function is a
    rational function of :math:`\zeta(X)` (Zheng & Zipkin 1990, Flatto 1989 for the longer-queue model;
-   derived here from the rules). For the seed model, with :math:`j = 2S + D` the total deficit,
+   derived here from the rules). For the Yao-Knessl model, with :math:`j = 2S + D` the total deficit,
 
    .. math::
 
@@ -198,6 +198,12 @@ class CForm:
     terms: tuple
 
     def latex(self) -> str:
+        """The equation as LaTeX (for a math environment).
+
+        Returns
+        -------
+        str
+        """
         dv_ = self.dval if self.dval is not None else d
         lhs = sympy.latex(sympy.factor(self.out)) + r"\,c_K(" + sympy.latex(dv_) + ")"
         parts = []
@@ -237,7 +243,7 @@ def _back(expr, sub, params, target):
 @functools.lru_cache(maxsize=16)
 def level_rates(rules=RULES):
     r"""Total up-rate :math:`\lambda(K)` and down-rate :math:`\mu(K)` of a level, derived from the rules on
-    every generic state type and checked to depend on ``K`` only (the aggregation lemma); for the seed
+    every generic state type and checked to depend on ``K`` only (the aggregation lemma); for the Yao-Knessl
     model :math:`(\rho, K)`."""
     rules = tuple(rules)
     comp = compile_rules(rules)
@@ -499,7 +505,7 @@ class CornerWalk:
     r"""Leading-order deficit walk of the corner: per state type, ``((dS, dD), rate)`` jumps;
     ``phi``, ``phi0``, ``phi00`` the jump polynomials :math:`\sum \text{rate}\,(X^{dS}Z^{dD} - 1)` of the
     interior (``D >= 1``), the tie line (``D = 0``, ``S >= 1``) and the corner state; ``load`` the ratio
-    :math:`\lambda_J/\mu_J` of the total deficit ``J = 2S + D`` (an M/M/1 queue: ``2a`` for the seed
+    :math:`\lambda_J/\mu_J` of the total deficit ``J = 2S + D`` (an M/M/1 queue: ``2a`` for the Yao-Knessl
     model)."""
     jumps: dict
     phi: sympy.Expr
@@ -864,7 +870,7 @@ def imbalance_expansion(rules=RULES):
 def tail_poles(rules=RULES):
     r"""Poles (in ``t``) of :math:`\sum_k P(L = k)\,t^k`, ``L = N - min(m, n)`` the deficit of the less
     occupied queue in the corner law, :math:`= G(t, t)`. They come from the geometric sum over ``D``
-    (:math:`t\,w(\zeta(t)) = 1`) and from the pole of the coefficient factor (``base``); for the seed
+    (:math:`t\,w(\zeta(t)) = 1`) and from the pole of the coefficient factor (``base``); for the Yao-Knessl
     model :math:`t = 1/a` and :math:`t = 1/(4a^2)`, so the tail decays like :math:`\max(a, 4a^2)^k` and
     the two merge into a double pole at ``a = 1/4`` (the ``a ~ 1/4`` boundary). Returns the poles that
     lie on the principal branch (checked numerically at two values of ``a``)."""

@@ -1,29 +1,31 @@
-r"""Two M/M/N/N queues under join-the-shortest-queue: the shortest-queue Erlang loss model (seed 003).
+r"""Two M/M/N/N queues under join-the-shortest-queue: the shortest-queue Erlang loss model.
 
-Model (H. Yao and C. Knessl, *On the shortest queue version of the Erlang loss model*, Stud. Appl.
-Math. 120(2), 2008; ``seeds/003_a109011c4ed63a69.txt``; ``../shared/MATH.md`` §3). Two loss stations
+Model (H. Yao and C. Knessl, *On the Shortest Queue Version of the Erlang Loss Model*, Studies in
+Applied Mathematics 120(2), 129-212, 2008; the derivations are in :doc:`/twoqueue`). Two loss stations
 with ``N`` servers each; one Poisson stream of rate :math:`\lambda`; an arrival joins the station with
 fewer busy servers (ties: probability 1/2 each) and is lost only when all ``2N`` servers are busy;
 every busy server completes at rate :math:`\mu`. Time is measured in units of :math:`1/\mu`, so the
 only parameters are ``N`` and :math:`\rho = \lambda/\mu`; the asymptotic parameter is
 :math:`a = N/\rho`.
 
-**One definition.** The rates are written once, as the rule table :data:`~.definition.RULES`
-(:mod:`.definition`); :meth:`TwoQueueJSQ.transitions` evaluates it (a subclass may replace ``rules``
+**One definition.** The rates are written once, as the rule table
+:data:`~symloss.twoqueue.definition.RULES` (:mod:`symloss.twoqueue.definition`);
+:meth:`TwoQueueJSQ.transitions` evaluates it (a subclass may replace ``rules``
 or override ``transitions`` to define another model). Every solver is generated from that definition
 or checked against it:
 
 * ``"mp"``, ``"exact"``, ``"symbolic"``: level reduction on the level kernels *generated* by calling
-  ``transitions`` on every state (:func:`.kernels.level_kernels`), lumped to the classes
+  ``transitions`` on every state (:func:`~symloss.twoqueue.kernels.level_kernels`), lumped to the classes
   ``(K, d) = (m + n, |m - n|)`` when the definition is symmetric, on the full states otherwise;
-* ``"float"``: the numba stencil of the seed model (fast path) is used only when the model's rule
-  table equals the table the stencil declares (:data:`._kernels.STENCIL_RULES`), and its answer is then
-  verified on the full chain's balance equations evaluated from the model's own rules
-  (:func:`.definition.balance_residual`) before it is returned; any other definition gets the generic
-  Gauss-Seidel on its generated kernels (adjacent, aggregated definitions) or the generic sparse LU
-  (small ``N``), or a :class:`~.kernels.StructureError` naming the structure that fails.
+* ``"float"``: the numba stencil of the Yao-Knessl model (fast path) is used only when the model's
+  rule table equals the table the stencil declares (``STENCIL_RULES`` of the private
+  ``symloss.twoqueue._kernels``), and its answer is then verified on the full chain's balance equations
+  evaluated from the model's own rules (:func:`~symloss.twoqueue.definition.balance_residual`) before
+  it is returned; any other definition gets the generic Gauss-Seidel on its generated kernels
+  (adjacent, aggregated definitions) or the generic sparse LU (small ``N``), or a
+  :class:`~symloss.twoqueue.kernels.StructureError` naming the structure that fails.
 
-The state is ``(m, n)``, ``0 <= m, n <= N``. Two exact structural facts of the seed model drive the
+The state is ``(m, n)``, ``0 <= m, n <= N``. Two exact structural facts of the Yao-Knessl model drive the
 fast solvers (both are *checked* on the generated kernels, never assumed):
 
 * symmetry, :math:`p(m, n) = p(n, m)`: the chain lumps to the unordered pair, written
@@ -52,7 +54,7 @@ Solvers (``stationary_distribution(method=...)``):
   exact aggregate). Every update is a positive combination, so there is no cancellation and tiny
   probabilities keep their relative accuracy; one sweep costs O(nonzero states) (numba; entries of
   :math:`c_K` below 1e-300 are set to 0 and skipped). Converges to ~1e-14 in 50-300 sweeps.
-* ``"mp"``, ``"exact"``, ``"symbolic"``: direct level reduction (:mod:`.solvers`) on the generated
+* ``"mp"``, ``"exact"``, ``"symbolic"``: direct level reduction (:mod:`symloss.twoqueue.solvers`) on the generated
   kernels. ``"mp"`` runs it with python-flint ``arb_mat`` midpoints at ``dps + 15`` and ``dps + 30``
   digits and requires every entry to agree to ``dps + 2`` digits (the diagonal of each reduced matrix
   is formed from exact column sums, GTH-style, which removes an ``e^rho`` error amplification);
@@ -136,8 +138,30 @@ def jsq_regime(a, rho=None, *, width: float = 1.0) -> str:
     width : float
         ``w`` above (default 1; an O(1) choice, the layers have no sharp edge).
 
+    Returns
+    -------
+    str
+        One of :data:`~symloss.twoqueue.asymptotic.REGIMES`.
+
+    Raises
+    ------
+    TypeError
+        If ``a``, ``rho`` or ``width`` is not a real number.
+    ValueError
+        If one of them is not positive and finite.
+
+    See Also
+    --------
+    TwoQueueJSQ.asymptotic
+
+    References
+    ----------
+    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+       Applied Mathematics 120(2), 129-212 (2008).
+
     Examples
     --------
+    >>> from symloss import jsq_regime
     >>> jsq_regime(1.0), jsq_regime(0.3), jsq_regime(0.1)
     ('a>1/2', '1/4<a<1/2', 'a<1/4')
     >>> jsq_regime(0.5), jsq_regime(0.51, rho=400)
@@ -180,24 +204,35 @@ class TwoQueueDistribution(ResultMixin):
 
     Attributes
     ----------
-    N, rho, method, dps :
+    N, rho, method, dps : int, real, str, int or None
         The model and how it was solved (``dps`` only for ``"mp"``).
-    p :
+    p : numpy.ndarray or list of list
         The joint distribution, ``p[m][n]`` = P(first queue has m busy servers, second has n).
         ``numpy.ndarray`` (float), nested lists of ``mpmath.mpf`` (mp), ``flint.fmpq`` (exact) or
         SymPy expressions in :math:`\rho` (symbolic).
-    level :
+    level : sequence
         :math:`\pi_K = P(m + n = K)`, ``K = 0..2N`` (exact truncated Poisson).
-    conditional_levels :
+    conditional_levels : list
         ``c_K(d) = P(|m-n| = d | m+n = K)`` for ``d = K mod 2, K mod 2 + 2, ...`` (list of vectors).
-    residual :
+    residual : float
         Max relative residual of the balance equations (float and mp; 0 for exact/symbolic).
-    error :
+    error : float
         Estimated relative error of the conditional probabilities: float, from the iteration's
         contraction rate; mp, the largest relative difference between the two working precisions;
         0 for exact/symbolic.
-    iterations, seconds :
+    iterations, seconds : int, float
         Work done.
+    log_p : numpy.ndarray or None
+        ``log p`` where ``p`` underflows float64 (float method).
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> res = TwoQueueJSQ(2, 1).stationary_distribution("exact")
+    >>> res.total()                              # truncated Poisson: the M/M/4/4 law
+    [24/65, 24/65, 12/65, 4/65, 1/65]
+    >>> res.marginal_min(), res.mean_imbalance()
+    ([148/195, 44/195, 1/65], 92/195)
     """
     N: int
     rho: Any
@@ -234,22 +269,46 @@ class TwoQueueDistribution(ResultMixin):
 
     # -- public summaries ------------------------------------------------------------------------
     def blocking(self):
-        r"""Blocking probability :math:`p(N, N)` (equals :math:`E(2N, \rho)` exactly)."""
+        r"""Blocking probability :math:`p(N, N)` (equals :math:`E(2N, \rho)` exactly).
+
+        Returns
+        -------
+        float, mpmath.mpf, flint.fmpq or sympy.Expr
+            In the number type of the method.
+        """
         return self.p[self.N][self.N]
 
     def total(self):
-        r"""Distribution of :math:`K = m + n`, ``K = 0..2N`` (truncated Poisson)."""
+        r"""Distribution of :math:`K = m + n`, ``K = 0..2N`` (truncated Poisson).
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``2N + 1`` probabilities (a list in the number type of the exact methods).
+        """
         return self._vec(self.level)
 
     def marginal(self):
-        r"""Distribution of the number of busy servers in one queue, :math:`P(m = k)`, ``k = 0..N``."""
+        r"""Distribution of the number of busy servers in one queue, :math:`P(m = k)`, ``k = 0..N``.
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``N + 1`` probabilities.
+        """
         with self._ctx():
             if self._is_float:
                 return self.p.sum(axis=1)
             return [_sum(row, self._zero()) for row in self.p]
 
     def marginal_min(self):
-        r"""Distribution of the less occupied queue, :math:`P(\min(m, n) = k)`, ``k = 0..N``."""
+        r"""Distribution of the less occupied queue, :math:`P(\min(m, n) = k)`, ``k = 0..N``.
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``N + 1`` probabilities.
+        """
         with self._ctx():
             N = self.N
             if self._is_float:
@@ -260,7 +319,13 @@ class TwoQueueDistribution(ResultMixin):
             return [self.p[k][k] + 2 * _sum(self.p[k][k + 1:], self._zero()) for k in range(N + 1)]
 
     def marginal_max(self):
-        r"""Distribution of the more occupied queue, :math:`P(\max(m, n) = k)`, ``k = 0..N``."""
+        r"""Distribution of the more occupied queue, :math:`P(\max(m, n) = k)`, ``k = 0..N``.
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``N + 1`` probabilities.
+        """
         with self._ctx():
             N = self.N
             if self._is_float:
@@ -268,7 +333,13 @@ class TwoQueueDistribution(ResultMixin):
             return [self.p[k][k] + 2 * _sum(self.p[k][:k], self._zero()) for k in range(N + 1)]
 
     def imbalance(self):
-        r"""Distribution of :math:`|m - n|`: index ``i`` holds :math:`P(|m - n| = i)`, ``i = 0..N``."""
+        r"""Distribution of :math:`|m - n|`: index ``i`` holds :math:`P(|m - n| = i)`, ``i = 0..N``.
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``N + 1`` probabilities.
+        """
         with self._ctx():
             N = self.N
             if self._is_float:
@@ -286,6 +357,34 @@ class TwoQueueDistribution(ResultMixin):
         ``conditional(n=j)``: :math:`P(m = k \mid n = j)`, ``k = 0..N`` (one queue given the other).
         ``conditional(total=K)``: :math:`P(m = k \mid m + n = K)`, ``k = 0..N`` (one queue given the
         total). With ``of="min"`` (only with ``total``): :math:`P(\min(m,n) = k \mid m + n = K)`.
+
+        Parameters
+        ----------
+        n : int, optional
+            The other queue's occupancy, ``0 <= n <= N``.
+        total : int, optional
+            The total ``m + n``, ``0 <= total <= 2N``.
+        of : {"queue", "min"}
+            The conditioned quantity (``"min"`` only with ``total``).
+
+        Returns
+        -------
+        numpy.ndarray or list
+            ``N + 1`` probabilities.
+
+        Raises
+        ------
+        ValueError
+            If not exactly one of ``n``, ``total`` is given, or an argument is out of range.
+        ZeroDivisionError
+            If the conditioning event underflows (use ``method="mp"``).
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> res = TwoQueueJSQ(2, 1).stationary_distribution("exact")
+        >>> res.conditional(total=2, of="min")       # P(min = k | m + n = 2)
+        [1/9, 8/9, 0]
         """
         with self._ctx():
             return self._conditional(n, total=total, of=of)
@@ -319,7 +418,12 @@ class TwoQueueDistribution(ResultMixin):
         return self._vec(out)
 
     def mean_imbalance(self):
-        r""":math:`E|m - n|`."""
+        r""":math:`E|m - n|`.
+
+        Returns
+        -------
+        float, mpmath.mpf, flint.fmpq or sympy.Expr
+        """
         with self._ctx():
             im = self.imbalance()
             return _sum((i * v for i, v in enumerate(im)), self._zero())
@@ -329,6 +433,16 @@ class TwoQueueDistribution(ResultMixin):
 
         Symbolic results print rational functions of :math:`\rho`, exact results fractions;
         numerical results print 15 significant digits.
+
+        Parameters
+        ----------
+        max_terms : int
+            At most this many entries :math:`p(m, n)` are printed.
+
+        Returns
+        -------
+        str
+            An ``aligned`` block followed by ``\quad p(n,m) = p(m,n)``, for a display math environment.
         """
         import sympy
         lines = []
@@ -353,7 +467,12 @@ class TwoQueueDistribution(ResultMixin):
         return None
 
     def to_dict(self) -> dict:
-        """Plain data: floats (or strings for exact/symbolic) for the summaries and the joint law."""
+        """Plain data: floats (or strings for exact/symbolic) for the summaries and the joint law.
+
+        Returns
+        -------
+        dict
+        """
         def conv(v):
             if self.method in ("exact", "symbolic"):
                 return str(v)
@@ -379,7 +498,8 @@ def _sum(it, zero):
 # --------------------------------------------------------------------------------------------------
 
 class TwoQueueJSQ:
-    r"""Two M/M/N/N queues fed by one Poisson stream under join-the-shortest-queue (seed 003).
+    r"""Two M/M/N/N queues fed by one Poisson stream under join-the-shortest-queue (the model of
+    Yao and Knessl 2008).
 
     Parameters
     ----------
@@ -389,17 +509,28 @@ class TwoQueueJSQ:
         Offered load :math:`\lambda/\mu`. Keep it exact (``int``, ``fractions.Fraction``,
         ``flint.fmpq``) for ``method="exact"``; ``mpmath.mpf`` keeps its digits for ``"mp"``.
 
+    Raises
+    ------
+    TypeError
+        If ``N`` is not an integer or ``rho`` not a real number.
+    ValueError
+        If ``N < 1`` or ``rho`` is not positive and finite.
+
+    See Also
+    --------
+    jsq_regime, symloss.JSQ
+
     Notes
     -----
     State ``(m, n)``; arrival rate :math:`\rho` to the queue with fewer busy servers (``rho/2`` to each
     on a tie, lost at ``(N, N)``), departure rates ``m`` and ``n``. ``a = N/rho`` selects the
     asymptotic regime (:func:`jsq_regime`). See the module docstring for the algorithms and
-    ``docs/twoqueue.md`` for the asymptotics.
+    :doc:`/twoqueue` for the asymptotics.
 
     References
     ----------
-    H. Yao, C. Knessl, "On the shortest queue version of the Erlang loss model", Studies in Applied
-    Mathematics 120(2), 2008.
+    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+       Applied Mathematics 120(2), 129-212 (2008).
 
     Examples
     --------
@@ -441,17 +572,35 @@ class TwoQueueJSQ:
 
     @property
     def n_states(self) -> int:
+        """Number of states ``(N + 1)^2`` of the ``(m, n)`` chain."""
         return (self.N + 1) ** 2
 
     # ---- model definition ----------------------------------------------------------------------
-    #: the rule table of the model (:mod:`.definition`); a subclass may replace it
+    #: the rule table of the model (:mod:`symloss.twoqueue.definition`); a subclass may replace it
     rules = RULES
 
     def transitions(self, m: int, n: int):
-        """Transitions out of state ``(m, n)`` of this model: a list of ``(m2, n2, rho_coeff, const)``
-        (contract of :func:`symloss.twoqueue.transitions`), generated from :attr:`rules`. Every
+        """Transitions out of state ``(m, n)`` of this model, generated from :attr:`rules`. Every
         solver of this class is built from this method (or verified against it); a subclass that
-        overrides it defines a new model."""
+        overrides it defines a new model.
+
+        Parameters
+        ----------
+        m, n : int
+            The state, ``0 <= m, n <= N``.
+
+        Returns
+        -------
+        list of tuple
+            ``(m2, n2, rho_coeff, const)``: the target state and the rate ``rho_coeff * rho + const``
+            (the contract of :func:`symloss.twoqueue.definition.transitions`).
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> TwoQueueJSQ(2, 1).transitions(0, 0)      # a tie: rho/2 to each queue
+        [(1, 0, Fraction(1, 2), 0), (0, 1, Fraction(1, 2), 0)]
+        """
         return transitions(self.N, m, n, self.rules)
 
     def _rule_based(self) -> bool:
@@ -459,14 +608,31 @@ class TwoQueueJSQ:
         return type(self).transitions is TwoQueueJSQ.transitions
 
     def _stencil_applies(self) -> bool:
-        """The numba stencil (seed model) may be used: the definition is the rule table the stencil
+        """The numba stencil (Yao-Knessl model) may be used: the definition is the rule table the stencil
         declares (content, not identity: an edited table fails this)."""
         from ._kernels import STENCIL_RULES
         return self._rule_based() and rules_equal(self.rules, STENCIL_RULES)
 
     def kernels(self, *, lump: bool | None = None) -> LevelKernels:
         """The level kernels generated from :meth:`transitions` on every state (cached), with the
-        structure checks (symmetric, adjacent, aggregated, irreducible); see :mod:`.kernels`."""
+        structure checks (symmetric, adjacent, aggregated, irreducible); see
+        :mod:`symloss.twoqueue.kernels`.
+
+        Parameters
+        ----------
+        lump : bool, optional
+            Lump to the classes ``(K, |m - n|)`` (default: when the definition is symmetric).
+
+        Returns
+        -------
+        LevelKernels
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> TwoQueueJSQ(2, 1).kernels().sizes        # classes per level K = 0..4
+        [1, 1, 2, 1, 1]
+        """
         key = ("kernels", lump)
         cache = self.__dict__.setdefault("_cache", {})
         if key not in cache:
@@ -477,13 +643,41 @@ class TwoQueueJSQ:
         r"""The global balance equations as a list of ``sympy.Eq`` (one per state, outflow = inflow),
         in the unknowns ``p_{m,n}`` (SymPy symbols ``p_m_n``) and the positive symbol :math:`\rho`
         (or the given value ``rho``), generated from :meth:`transitions`. Together with
-        :math:`\sum p = 1` they determine ``p``."""
+        :math:`\sum p = 1` they determine ``p``.
+
+        Parameters
+        ----------
+        rho : real, optional
+            A value substituted for :math:`\rho`.
+
+        Returns
+        -------
+        list of sympy.Eq
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> TwoQueueJSQ(2, 1).balance_equations()[0]
+        Eq(p_0_0*rho, p_0_1 + p_1_0)
+        """
         return _balance_equations(self.N, self.transitions, rho)
 
     def generator(self):
         """The generator of the (m, n) chain as a ``scipy.sparse.csr_matrix`` (float), state
         ``(m, n)`` at index ``m*(N+1) + n``, generated from :meth:`transitions`. Used by the generic
-        baseline solver."""
+        baseline solver.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix
+            ``(N + 1)^2`` square, rows summing to 0.
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> TwoQueueJSQ(2, 1).generator().shape
+        (9, 9)
+        """
         import scipy.sparse as sp
         N = self.N
         rho = float(self.rho)
@@ -506,7 +700,19 @@ class TwoQueueJSQ:
 
     def generic_solve(self):
         """Baseline: stationary law of the unstructured generator by one sparse LU (SciPy SuperLU),
-        no symmetry, no level structure. Returns ``p`` as an ``(N+1, N+1)`` array."""
+        no symmetry, no level structure (not verified: use :meth:`stationary_distribution`).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``p`` as an ``(N+1, N+1)`` array.
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> round(float(TwoQueueJSQ(2, 1).generic_solve()[2, 2]), 12)   # E(4, 1) = 1/65
+        0.015384615385
+        """
         import scipy.sparse as sp
         import scipy.sparse.linalg as spla
         Q = self.generator().T.tocsr().tolil()
@@ -520,7 +726,29 @@ class TwoQueueJSQ:
     def residual(self, p) -> float:
         """Max relative residual of the full chain's balance equations at a float answer ``p``
         (states with ``p >= 1e-200``), evaluated from this model's definition (vectorised from
-        :attr:`rules`, or through :meth:`generator` when :meth:`transitions` is overridden)."""
+        :attr:`rules`, or through :meth:`generator` when :meth:`transitions` is overridden).
+
+        Parameters
+        ----------
+        p : array_like
+            ``(N + 1, N + 1)`` probabilities.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        ValueError
+            If ``p`` has the wrong shape.
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> m = TwoQueueJSQ(2, 1)
+        >>> m.residual(m.generic_solve()) < 1e-12
+        True
+        """
         p = np.asarray(p, dtype=float)
         if p.shape != (self.N + 1, self.N + 1):
             raise ValueError(f"p must have shape {(self.N + 1, self.N + 1)}, got {p.shape}")
@@ -536,8 +764,35 @@ class TwoQueueJSQ:
     def level_probabilities(self, method: str = "float", dps: int = DEFAULT_DPS):
         r""":math:`\pi_K = P(m+n = K) = (\rho^K/K!)/\sum_{j\le 2N}\rho^j/j!`, ``K = 0..2N`` (the
         M/M/2N/2N law, by the aggregation lemma), as ``(pi, log pi)`` float arrays. Only for a
-        definition whose level totals are those of the seed model (checked); others get their level
-        law from :meth:`stationary_distribution`."""
+        definition whose level totals are those of the Yao-Knessl model (checked); others get their
+        level law from :meth:`stationary_distribution`.
+
+        Parameters
+        ----------
+        method : {"float"}
+            Only float arrays here (exact levels come with the exact solves).
+        dps : int
+            Unused (kept for the signature of the solvers).
+
+        Returns
+        -------
+        tuple of numpy.ndarray
+            ``(pi, log pi)``, ``2N + 1`` entries each.
+
+        Raises
+        ------
+        ValueError
+            If ``method`` is not ``"float"``.
+        StructureError
+            If the definition's level totals are not ``(rho, K)``.
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> pi, log_pi = TwoQueueJSQ(2, 1).level_probabilities()
+        >>> round(float(pi[-1]), 12)                  # E(4, 1) = 1/65
+        0.015384615385
+        """
         if method != "float":
             raise ValueError("level_probabilities: only method='float' here; exact levels come with the solve")
         if not self._stencil_applies():
@@ -557,7 +812,7 @@ class TwoQueueJSQ:
 
     def _check_derivable(self):
         """The asymptotics are derived from the rule table: refuse an overridden ``transitions`` and
-        definitions whose level law is not the truncated Poisson law of the seed model."""
+        definitions whose level law is not the truncated Poisson law of the Yao-Knessl model."""
         from .definition import rho as rho_sym
         from .derivation import DerivationError, level_rates
         if not self._rule_based():
@@ -568,7 +823,7 @@ class TwoQueueJSQ:
 
         from .derivation import K as K_sym
         if sympy.simplify(lam - rho_sym) != 0 or sympy.simplify(mu - K_sym) != 0:
-            raise DerivationError(f"asymptotic: implemented for the level rates (rho, K) of the seed model; "
+            raise DerivationError(f"asymptotic: implemented for the level rates (rho, K) of the Yao-Knessl model; "
                                   f"this definition has ({lam}, {mu})")
 
     def asymptotic(self, quantity: str = "distribution", *, regime: str | None = None, order: int = 1,
@@ -576,12 +831,12 @@ class TwoQueueJSQ:
         r"""Asymptotic approximation (rho -> infinity, N = a rho) of a quantity, per regime.
 
         Every formula is lambdified from the SymPy expressions derived from this model's rules
-        (:mod:`.derivation`; :meth:`asymptotic_expr` returns them).
+        (:mod:`symloss.twoqueue.derivation`; :meth:`asymptotic_expr` returns them).
 
         Parameters
         ----------
         quantity : str
-            ``"distribution"`` (an :class:`~.asymptotic.AsymptoticLaw`, band form, with the summaries of
+            ``"distribution"`` (an :class:`~symloss.twoqueue.asymptotic.AsymptoticLaw`, band form, with the summaries of
             :class:`TwoQueueDistribution` and ``.p`` the dense joint on request), ``"joint"`` (dense
             array ``p[m, n]``), ``"total"``, ``"marginal"``, ``"marginal_min"``, ``"marginal_max"``,
             ``"conditional"`` (with ``n=`` or ``total=``), ``"imbalance"``, ``"imbalance_limit"``
@@ -591,20 +846,42 @@ class TwoQueueJSQ:
             ``"marginal_min_tail"`` (any ``a``: the law of the less occupied queue over the whole range
             ``0..N`` from the exact diagonal identity on a composite diagonal).
         regime : str, optional
-            One of :data:`~.asymptotic.REGIMES`; default ``jsq_regime(a, rho)``.
+            One of :data:`~symloss.twoqueue.asymptotic.REGIMES`; default ``jsq_regime(a, rho)``.
         order : {0, 1}
             0: leading order; 1 (default): with the O(1/rho) corrections (outer ``h``, corner
             :math:`c^{(1)}`, blocking's next term; at ``a ~ 1/2`` the corner law at the local
             :math:`a_j` and Jagerman's next term). Errors fall like rho^-1 / rho^-2 (rho^-1/2 / rho^-1 at
-            ``a ~ 1/2``) for order 0 / 1 (``docs/twoqueue.md``).
+            ``a ~ 1/2``) for order 0 / 1 (:doc:`/twoqueue`).
+        n, total, of
+            For ``quantity="conditional"``: as in :meth:`TwoQueueDistribution.conditional`.
         J : int, optional
-            Number of corner levels of the inner problem (default :func:`~.asymptotic.default_J`).
+            Number of corner levels of the inner problem (default
+            :func:`~symloss.twoqueue.asymptotic.default_J`).
+
+        Returns
+        -------
+        AsymptoticLaw, numpy.ndarray or float
+            The law (``"distribution"``), an array (the distributions) or a number.
 
         Raises
         ------
+        ValueError
+            If an argument is out of range (``tail_rate`` needs ``a < 1/2``).
         DerivationError
             The model's definition is not one the derivations apply to (e.g. an edited, asymmetric rule
             table, or an overridden ``transitions``).
+
+        References
+        ----------
+        .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
+           Applied Mathematics 120(2), 129-212 (2008).
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> m = TwoQueueJSQ(300, 1000)                         # a = 0.3
+        >>> round(float(m.asymptotic("blocking", order=0)), 3)  # 1 - 2a
+        0.4
         """
         from . import asymptotic as asy
         check_choice(quantity, "quantity", self.ASYMPTOTIC_QUANTITIES)
@@ -652,6 +929,33 @@ class TwoQueueJSQ:
         (:math:`\pi_K c_K(d)/(1 + [d>0])`, ``a > 1/2``), ``"imbalance"`` (``a > 1/2``: with the O(1/rho)
         term), ``"imbalance_limit"``, ``"tail_rate"`` (poles of the generating function of
         ``N - min``), ``"equations"`` (the generated lumped balance equations, a dict of ``sympy.Eq``).
+
+        Parameters
+        ----------
+        quantity : str
+            One of the quantities above.
+        regime : str, optional
+            One of :data:`~symloss.twoqueue.asymptotic.REGIMES`; default this model's regime.
+        order : {0, 1}
+            Leading order, or with the O(1/rho) corrections.
+
+        Returns
+        -------
+        sympy.Expr or dict
+            The expression (a dict of ``sympy.Eq`` for ``"equations"``).
+
+        Raises
+        ------
+        ValueError
+            If an argument is out of range (``"joint"`` in a corner regime).
+        DerivationError
+            If the derivations do not apply to the definition.
+
+        Examples
+        --------
+        >>> from symloss import TwoQueueJSQ
+        >>> print(TwoQueueJSQ(300, 1000).asymptotic_expr("blocking"))
+        -2*a - 2*a/(rho*(2*a - 1)) + 1
         """
         import sympy
 
@@ -718,8 +1022,9 @@ class TwoQueueJSQ:
             :meth:`transitions` (module docstring).
         dps : int
             Digits for ``"mp"``.
-        tol, maxiter :
-            Stopping rule of the float iteration (max relative change per sweep).
+        tol, maxiter : float, int
+            Stopping rule of the float iteration (max relative change per sweep,
+            ``1e-16 <= tol <= 1e-3``).
 
         Returns
         -------
@@ -727,12 +1032,26 @@ class TwoQueueJSQ:
 
         Raises
         ------
+        ValueError
+            If ``N`` exceeds the method's limit (:data:`METHOD_LIMITS`) or an argument is out of range.
+        TypeError
+            If ``method="exact"`` and ``rho`` is not rational.
         StructureError
             The definition lacks a structure the requested method needs (e.g. a transition that changes
             ``m + n`` by 2 for the level reductions), and no fallback applies.
         PrecisionError
             The requested accuracy is not reached (two-precision check of ``"mp"``; float iteration
             not converged or residual on the definition above 1e-9).
+
+        Examples
+        --------
+        >>> import mpmath
+        >>> from symloss import TwoQueueJSQ
+        >>> res = TwoQueueJSQ(5, 8).stationary_distribution("mp", dps=30)
+        >>> mpmath.nstr(res.blocking(), 30)             # E(10, 8)
+        '0.121661064252951510035338614271'
+        >>> round(float(TwoQueueJSQ(5, 8).stationary_distribution().blocking()), 12)
+        0.121661064253
         """
         check_choice(method, "method", tuple(METHOD_LIMITS))
         lim = METHOD_LIMITS[method]
@@ -761,7 +1080,7 @@ class TwoQueueJSQ:
         res.seconds = time.perf_counter() - t0
         return res
 
-    # float: fast path (stencil of the seed model) ------------------------------------------------
+    # float: fast path (stencil of the Yao-Knessl model) ------------------------------------------------
     def _solve_float(self, tol, maxiter) -> TwoQueueDistribution:
         from ._kernels import gs_solve, layout, residual
         N = self.N
@@ -785,7 +1104,7 @@ class TwoQueueJSQ:
         res = residual(c, off, N, rho)
         level, logl = level_law_float(N, rho)
         P, LP = self._assemble_float(c, off, level, logl)
-        self._verify_float(P, "the numba stencil of the seed model")
+        self._verify_float(P, "the numba stencil of the Yao-Knessl model")
         conds = [c[off[K]:off[K + 1]].copy() for K in range(2 * N + 1)]
         return TwoQueueDistribution(N=N, rho=self.rho, method="float", p=P, level=level,
                                     conditional_levels=conds, residual=float(res), error=float(max(err, 0.0)),
@@ -827,7 +1146,7 @@ class TwoQueueJSQ:
         N = self.N
         rho = float(self.rho)
         if N > GENERIC_FLOAT_LIMIT:
-            raise StructureError(f"method='float' for a definition other than the seed model's stencil "
+            raise StructureError(f"method='float' for a definition other than the Yao-Knessl stencil "
                                  f"supports N <= {GENERIC_FLOAT_LIMIT}, got N={N}")
         if self._rule_based() and N > SPARSE_LU_LIMIT:
             far = [r.jump for r in self.rules if abs(r.jump[0] + r.jump[1]) > 1]

@@ -13,7 +13,7 @@ solver relies on, and says which one fails:
   ``d = |m - n|`` (one class per pair; the kernels are then built on the classes);
 * ``aggregated``: every state of a level has the same total up-rate :math:`\lambda_K` and down-rate
   :math:`\mu_K`; then ``K`` is a birth-death chain and :math:`\pi_K \propto \prod \lambda_{i-1}/\mu_i`
-  exactly (for the seed model :math:`\lambda_K = \rho`, :math:`\mu_K = K`: truncated Poisson);
+  exactly (for the Yao-Knessl model :math:`\lambda_K = \rho`, :math:`\mu_K = K`: truncated Poisson);
 * ``irreducible``: one communicating class (checked on the generated graph).
 
 Examples
@@ -38,12 +38,39 @@ class StructureError(ValueError):
 
 @dataclass
 class LevelKernels:
-    """Generated kernels (exact rates ``(c1, c0)``, rate = ``c1 * rho + c0``).
+    r"""Generated kernels (exact rates ``(c1, c0)``, rate = ``c1 * rho + c0``).
 
     ``states[K]`` lists the representatives of level ``K`` (lumped: ``(m, n)`` with ``m <= n``, one per
     class ``d = n - m``; unlumped: every state, ordered by ``m``). ``U[K]``, ``D[K]``, ``I[K]`` map
     ``(i_to, j_from)`` to the rate from state ``j`` of level ``K-1``, ``K+1``, ``K`` into state ``i`` of
-    level ``K``; ``out[K][i]`` is the total out-rate, ``down[K][i]`` the out-rate to level ``K-1``."""
+    level ``K``; ``out[K][i]`` is the total out-rate, ``down[K][i]`` the out-rate to level ``K-1``.
+
+    Attributes
+    ----------
+    N : int
+        Servers per station.
+    lumped : bool
+        Built on the classes ``(K, |m - n|)``.
+    symmetric, adjacent, aggregated, irreducible : bool
+        The structure checks (module docstring).
+    states, index : list
+        Representatives of each level and their index maps.
+    U, D, I : list of dict
+        The kernels (see above).
+    out, down : list of list
+        Total and downward out-rates of each representative.
+    up_total, down_total : list
+        :math:`\lambda_K`, :math:`\mu_K` (aggregated definitions only).
+    problems : list of str
+        Why a structure check failed.
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> k = TwoQueueJSQ(2, 1).kernels()
+    >>> k.U[1]                  # level 0 -> level 1 at rate 1 * rho + 0
+    {(0, 0): (Fraction(1, 1), Fraction(0, 1))}
+    """
     N: int
     lumped: bool
     symmetric: bool
@@ -63,10 +90,25 @@ class LevelKernels:
 
     @property
     def sizes(self):
+        """Number of representatives of each level ``K = 0..2N``."""
         return [len(s) for s in self.states]
 
     def require(self, *what: str, solver: str = "this solver") -> None:
-        """Raise :class:`StructureError` unless every named property holds."""
+        """Raise :class:`StructureError` unless every named property holds.
+
+        Parameters
+        ----------
+        *what : str
+            Names of the properties (``"symmetric"``, ``"adjacent"``, ``"aggregated"``,
+            ``"irreducible"``).
+        solver : str
+            The solver named in the message.
+
+        Raises
+        ------
+        StructureError
+            Naming the properties that fail and why.
+        """
         missing = [w for w in what if not getattr(self, w)]
         if missing:
             why = "; ".join(self.problems) or ", ".join(missing)
@@ -74,6 +116,19 @@ class LevelKernels:
                                  f"not ({why}). Use TwoQueueJSQ.generic_solve() for small N.")
 
     def value(self, pair, rho):
+        """The rate ``c1 * rho + c0`` of a kernel entry.
+
+        Parameters
+        ----------
+        pair : tuple
+            ``(c1, c0)`` (exact ``Fraction``).
+        rho : number
+            The load, in any number type.
+
+        Returns
+        -------
+        number
+        """
         c1, c0 = pair
         return c1 * rho + c0
 
@@ -103,10 +158,30 @@ def level_kernels(N: int, transitions_fn, *, lump: bool | None = None) -> LevelK
         Servers per station.
     transitions_fn : callable
         ``(m, n) -> [(m2, n2, rho_coeff, const), ...]`` (contract of
-        :func:`symloss.twoqueue.transitions`).
+        :func:`symloss.twoqueue.definition.transitions`).
     lump : bool, optional
         Build the kernels on the classes ``(K, |m - n|)``; default: when the definition is symmetric.
         ``lump=True`` on an asymmetric definition raises :class:`StructureError`.
+
+    Returns
+    -------
+    LevelKernels
+        The kernels and the structure flags.
+
+    Raises
+    ------
+    TypeError
+        If ``N`` is not an integer, ``transitions_fn`` not callable or ``lump`` not a bool.
+    StructureError
+        If a transition leaves ``[0, N]^2`` or has a negative rate, or ``lump=True`` on an
+        asymmetric definition.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.definition import transitions
+    >>> from symloss.twoqueue.kernels import level_kernels
+    >>> level_kernels(2, lambda i, j: transitions(2, i, j), lump=False).sizes     # every state
+    [1, 2, 3, 2, 1]
     """
     from ..core.validation import check_int
     N = check_int(N, "N", min_value=1)

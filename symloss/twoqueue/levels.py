@@ -17,6 +17,25 @@ def level_law_float(N: int, rho):
     are then rounded, so every :math:`\pi_K` is correct to the last bit of its float (``lgamma``
     differences in float64 would lose :math:`|K \log\rho|\,\epsilon`, about 3e-12 at
     ``N = rho = 2000``); O(N) mpmath operations.
+
+    Parameters
+    ----------
+    N : int
+        Servers per station (``2N`` in all).
+    rho : real
+        The load, ``> 0`` (any real type; converted at 30 digits).
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(pi, log pi)``, ``2N + 1`` entries each.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.levels import level_law_float
+    >>> pi, log_pi = level_law_float(2, 1.0)
+    >>> [round(float(v) * 65, 10) for v in pi]      # (24, 24, 12, 4, 1)/65
+    [24.0, 24.0, 12.0, 4.0, 1.0]
     """
     with mpmath.workdps(30):
         r = to_mpf(rho)

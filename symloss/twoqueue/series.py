@@ -23,7 +23,22 @@ __all__ = ["PowerSeries", "ps_sqrt", "corner_conditional_laws"]
 
 
 class PowerSeries:
-    """Truncated power series ``sum c[k] X^k``, ``k < n`` (float64 or mpmath coefficients)."""
+    """Truncated power series ``sum c[k] X^k``, ``k < n`` (float64 or mpmath coefficients).
+
+    Supports ``+``, ``-``, ``*``, ``/`` (with series and numbers), integer powers and ``** 0.5``.
+
+    Parameters
+    ----------
+    c : numpy.ndarray
+        The coefficients (float, complex or an object array of ``mpmath.mpf``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss.twoqueue.series import PowerSeries
+    >>> (1 / PowerSeries(np.array([1.0, 1.0, 0.0, 0.0]))).c.tolist()     # 1/(1 + X)
+    [1.0, -1.0, 1.0, -1.0]
+    """
 
     __slots__ = ("c",)
 
@@ -32,6 +47,7 @@ class PowerSeries:
 
     @property
     def n(self):
+        """Number of coefficients kept."""
         return len(self.c)
 
     def _lift(self, o):
@@ -70,6 +86,12 @@ class PowerSeries:
     __rmul__ = __mul__
 
     def inverse(self):
+        """``1 / self`` (the constant term must be non-zero).
+
+        Returns
+        -------
+        PowerSeries
+        """
         c = self.c
         n = len(c)
         out = np.zeros_like(c)
@@ -118,7 +140,24 @@ def _conv(u, v):
 
 
 def ps_sqrt(s):
-    """Square root of a power series with positive constant term."""
+    """Square root of a power series with positive constant term (or of a number).
+
+    Parameters
+    ----------
+    s : PowerSeries or number
+        The argument.
+
+    Returns
+    -------
+    PowerSeries or number
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from symloss.twoqueue.series import PowerSeries, ps_sqrt
+    >>> ps_sqrt(PowerSeries(np.array([1.0, 1.0, 0.0, 0.0]))).c.tolist()     # sqrt(1 + X)
+    [1.0, 0.5, -0.125, 0.0625]
+    """
     if not isinstance(s, PowerSeries):
         return mpmath.sqrt(s) if isinstance(s, mpmath.mpf) else np.sqrt(s)
     c = s.c
@@ -155,7 +194,37 @@ def corner_conditional_laws(a, J: int, *, rules=None, dps: int | None = None):
 
     ``dps=None``: float64 arrays; otherwise lists of ``mpmath.mpf`` computed at ``dps`` digits.
     ``a`` may be any positive value (for ``a >= 1/2`` the coefficients are those of the analytic
-    continuation in ``a``, used by the ``a ~ 1/2`` layer)."""
+    continuation in ``a``, used by the ``a ~ 1/2`` layer).
+
+    Parameters
+    ----------
+    a : real or complex
+        ``N / rho``, ``> 0`` when real.
+    J : int
+        Largest corner level, ``>= 0``.
+    rules : sequence of Rule, optional
+        The rule table (default the Yao-Knessl model's).
+    dps : int, optional
+        Digits (``>= 5``) of mpmath coefficients; ``None``: float64.
+
+    Returns
+    -------
+    list
+        ``J + 1`` vectors, the law of ``d`` given level ``j`` (float arrays or lists of ``mpf``).
+
+    Raises
+    ------
+    TypeError
+        If ``J`` or ``dps`` is not an integer.
+    ValueError
+        If ``a``, ``J`` or ``dps`` is out of range.
+
+    Examples
+    --------
+    >>> from symloss.twoqueue.series import corner_conditional_laws
+    >>> [[round(float(v), 10) for v in c] for c in corner_conditional_laws(0.3, 2)]
+    [[1.0], [1.0], [0.6384919825, 0.3615080175]]
+    """
     from ..core.validation import check_int, check_real
     from .definition import RULES
     J = check_int(J, "J", min_value=0)

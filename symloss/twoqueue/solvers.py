@@ -1,4 +1,4 @@
-r"""Solvers built on generated level kernels (:mod:`.kernels`): level reduction in exact, ball and
+r"""Solvers built on generated level kernels (:mod:`symloss.twoqueue.kernels`): level reduction in exact, ball and
 field arithmetic, and a float Gauss-Seidel for any adjacent, aggregated definition.
 
 Level reduction (the stochastic complement from the top), for the level vectors :math:`q_K` of
@@ -40,7 +40,35 @@ def reduce_levels(kern: LevelKernels, rho, kind: str):
 
     ``kind``: ``"fmpq"`` (exact, ``rho`` an ``fmpq``), ``"arb"`` (python-flint ``arb_mat`` midpoint
     solves at the current flint precision, ``rho`` an ``arb``) or ``"field"`` (elements of an exact
-    field such as SymPy's ``QQ(rho)``; ``rho`` the generator). Requires an adjacent definition."""
+    field such as SymPy's ``QQ(rho)``; ``rho`` the generator). Requires an adjacent definition.
+
+    Parameters
+    ----------
+    kern : LevelKernels
+        Generated kernels (``adjacent`` and ``irreducible``).
+    rho : flint.fmpq, flint.arb or field element
+        The load, in the number type of ``kind``.
+    kind : {"fmpq", "arb", "field"}
+        The arithmetic.
+
+    Returns
+    -------
+    list of list
+        ``q_K`` for ``K = 0..2N``.
+
+    Raises
+    ------
+    StructureError
+        If the kernels are not adjacent and irreducible.
+
+    Examples
+    --------
+    >>> from flint import fmpq
+    >>> from symloss import TwoQueueJSQ
+    >>> from symloss.twoqueue.solvers import reduce_levels
+    >>> reduce_levels(TwoQueueJSQ(2, 1).kernels(), fmpq(1), "fmpq")
+    [[1], [1], [4/9, 1/18], [1/6], [1/24]]
+    """
     kern.require("adjacent", "irreducible", solver="level reduction")
     N = kern.N
     L = 2 * N + 1
@@ -158,7 +186,34 @@ def _gauss_inverse(Z, zero, one):
 
 def assemble_joint(kern: LevelKernels, q, zero, half):
     """``p[m][n]`` (nested lists) from the level vectors ``q`` (normalised): a class ``d > 0`` of a
-    lumped kernel holds two states of equal probability."""
+    lumped kernel holds two states of equal probability.
+
+    Parameters
+    ----------
+    kern : LevelKernels
+        The kernels the vectors belong to.
+    q : list of list
+        Normalised level vectors.
+    zero, half : number
+        0 and 1/2 in the number type of ``q``.
+
+    Returns
+    -------
+    list of list
+        ``p[m][n]``, ``0 <= m, n <= N``.
+
+    Examples
+    --------
+    >>> from flint import fmpq
+    >>> from symloss import TwoQueueJSQ
+    >>> from symloss.twoqueue.solvers import assemble_joint, reduce_levels
+    >>> kern = TwoQueueJSQ(2, 1).kernels()
+    >>> q = reduce_levels(kern, fmpq(1), "fmpq")
+    >>> total = sum(sum(v) for v in q)
+    >>> p = assemble_joint(kern, [[x / total for x in v] for v in q], fmpq(0), fmpq(1, 2))
+    >>> p[2][2], p[0][1]                 # E(4, 1) = 1/65
+    (1/65, 12/65)
+    """
     N = kern.N
     P = [[zero] * (N + 1) for _ in range(N + 1)]
     for K, reps in enumerate(kern.states):
@@ -173,8 +228,39 @@ def assemble_joint(kern: LevelKernels, q, zero, half):
 
 def float_generic(kern: LevelKernels, rho: float, tol: float, maxiter: int):
     """Float Gauss-Seidel with exact level masses on a generated kernel (``adjacent``, ``aggregated``,
-    ``irreducible``). Returns ``(c, off, level, log_level, sweeps, change, rate)``: the conditional
-    vectors (flat, offsets ``off``) and the level law computed from the birth-death totals."""
+    ``irreducible``).
+
+    Parameters
+    ----------
+    kern : LevelKernels
+        Generated kernels (``adjacent``, ``aggregated``, ``irreducible``).
+    rho : float
+        The load.
+    tol : float
+        Largest relative change per sweep at convergence.
+    maxiter : int
+        Largest number of sweeps.
+
+    Returns
+    -------
+    tuple
+        ``(c, off, level, log_level, sweeps, change, rate)``: the conditional vectors (flat, level
+        ``K`` at ``c[off[K]:off[K+1]]``), the level law computed from the birth-death totals, its
+        logarithm, the sweeps done, the last change and the contraction rate.
+
+    Raises
+    ------
+    StructureError
+        If the kernels lack a structure, or a birth-death rate is not positive.
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> from symloss.twoqueue.solvers import float_generic
+    >>> c, off, level, *_ = float_generic(TwoQueueJSQ(2, 1).kernels(), 1.0, 1e-14, 1000)
+    >>> [round(float(v), 12) for v in c[off[2]:off[3]]]     # P(d = 0 | K = 2), P(d = 2 | K = 2)
+    [0.888888888889, 0.111111111111]
+    """
     from ._kernels import gs_generic
     kern.require("adjacent", "aggregated", "irreducible", solver="the float level solver")
     N = kern.N

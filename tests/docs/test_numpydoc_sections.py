@@ -4,9 +4,13 @@ numpydoc's own validator.
 
 Entry points: the functions and model classes among ``symloss.__all__`` and the public functions of
 ``symloss.plot``, ``symloss.sweeps`` and ``symloss.core.{provenance,results,latex}``. Result dataclasses
-(documented by their Attributes) and exceptions are not entry points. The families being rewritten in
-parallel (``meanfield``, ``finite_n``, ``twoqueue``) are checked by an ``xfail(strict=True)`` test that
-phase 2 of issue 16 flips."""
+(documented by their Attributes) and exceptions are not entry points.
+
+The model families (``symloss.meanfield``, ``symloss.finite_n``, ``symloss.twoqueue``) and the model API
+(``symloss.core.{model,certify,registry,codegen}``) are checked further: every function and class in the
+``__all__`` of their modules, every public method of their classes (a method without a docstring of its
+own must override a documented one), and, for their ``symloss.X`` entry points, References and Raises
+sections."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,12 +20,24 @@ import inspect
 import pytest
 
 numpydoc_validate = pytest.importorskip("numpydoc.validate")
+from numpydoc.docscrape import ClassDoc, FunctionDoc  # noqa: E402
 
 import symloss  # noqa: E402
 
 PHASE2 = ("symloss.meanfield", "symloss.finite_n", "symloss.twoqueue")
 EXTRA_MODULES = ["symloss.plot", "symloss.sweeps", "symloss.core.provenance", "symloss.core.results",
                  "symloss.core.latex"]
+# every module of the model families and of the model API whose __all__ is checked in full
+FAMILY_MODULES = ["symloss.meanfield.models", "symloss.meanfield.compare", "symloss.meanfield.series",
+                  "symloss.meanfield.elimination", "symloss.meanfield.accelerators",
+                  "symloss.finite_n.chain", "symloss.finite_n.common", "symloss.finite_n.exact",
+                  "symloss.finite_n.generated", "symloss.finite_n.refined", "symloss.finite_n.simulate",
+                  "symloss.finite_n.threshold",
+                  "symloss.twoqueue.jsq", "symloss.twoqueue.definition", "symloss.twoqueue.kernels",
+                  "symloss.twoqueue.solvers", "symloss.twoqueue.levels", "symloss.twoqueue.asymptotic",
+                  "symloss.twoqueue.derivation", "symloss.twoqueue.series",
+                  "symloss.core.model", "symloss.core.certify", "symloss.core.registry", "symloss.core.codegen",
+                  "symloss.core.results"]
 
 
 def _entry_points():
@@ -48,13 +64,16 @@ def _entry_points():
     return out
 
 
-def _problems(obj) -> list[str]:
-    path = f"{obj.__module__}.{obj.__qualname__}"
+def _validate(path: str, wanted: set) -> list[str]:
     res = numpydoc_validate.validate(path)
+    return [f"{code}: {msg}" for code, msg in res["errors"] if code in wanted]
+
+
+def _problems(obj) -> list[str]:
     wanted = {"GL08", "PR01", "PR02"}
     if inspect.isfunction(obj):
         wanted |= {"RT01", "EX01"}
-    return [f"{code}: {msg}" for code, msg in res["errors"] if code in wanted]
+    return _validate(f"{obj.__module__}.{obj.__qualname__}", wanted)
 
 
 ENTRY = _entry_points()
@@ -68,8 +87,6 @@ def test_entry_point_has_numpydoc_sections(label, obj):
     assert not problems, f"{label}: " + "; ".join(problems)
 
 
-@pytest.mark.xfail(strict=True, reason="phase 2 of issue 16: the numpydoc pass of symloss.meanfield, "
-                   "symloss.finite_n and symloss.twoqueue (being rewritten in parallel)")
 def test_phase2_entry_points_have_numpydoc_sections():
     bad = {lbl: _problems(o) for lbl, o in LATER}
     bad = {k: v for k, v in bad.items() if v}
@@ -80,3 +97,95 @@ def test_the_entry_point_list_is_not_empty():
     assert len(PHASE1) >= 30 and len(LATER) >= 8
     labels = {lbl for lbl, _ in PHASE1}
     assert {"erlang_b", "sweep", "symloss.plot.blocking_ratio", "OverloadedLossNetwork"} <= labels
+    later = {lbl for lbl, _ in LATER}
+    assert {"dominance", "finite_n_chain", "TwoQueueJSQ", "crossing_loads", "simulate"} <= later
+
+
+# ------------------------------------------------------------------------------------------------
+# the model families and the model API, module by module
+# ------------------------------------------------------------------------------------------------
+
+def _documented_in_a_base(cls, name) -> bool:
+    for base in cls.__mro__[1:]:
+        member = vars(base).get(name)
+        if member is not None and getattr(inspect.unwrap(getattr(member, "__func__", member)), "__doc__", None):
+            return True
+    return False
+
+
+def _family_items():
+    """(path, wanted codes) of every function, class and public method of the family modules."""
+    items = {}
+    for modname in FAMILY_MODULES:
+        mod = importlib.import_module(modname)
+        for name in getattr(mod, "__all__", []):
+            obj = getattr(mod, name)
+            if getattr(obj, "__module__", None) != modname:      # re-exports are checked where defined
+                continue
+            path = f"{modname}.{name}"
+            if inspect.isfunction(obj):
+                items[path] = {"GL08", "PR01", "PR02", "RT01", "EX01"}
+            elif inspect.isclass(obj):
+                if issubclass(obj, BaseException) or dataclasses.is_dataclass(obj):
+                    items[path] = {"GL08"}
+                else:
+                    items[path] = {"GL08", "PR01", "PR02"}
+                for attr, member in vars(obj).items():
+                    if attr.startswith("_"):
+                        continue
+                    fn = member.__func__ if isinstance(member, (staticmethod, classmethod)) else member
+                    if isinstance(member, property):
+                        if not member.__doc__:
+                            items[f"{path}.{attr}"] = {"GL08"}
+                        continue
+                    if not inspect.isfunction(fn):
+                        continue
+                    if not fn.__doc__ and _documented_in_a_base(obj, attr):
+                        continue                                   # autodoc shows the inherited docstring
+                    items[f"{path}.{attr}"] = {"GL08", "PR01", "PR02", "RT01"}
+    return sorted(items.items())
+
+
+FAMILY = _family_items()
+
+
+def test_the_family_list_covers_the_modules():
+    paths = [p for p, _ in FAMILY]
+    assert len(paths) > 200
+    for must in ("symloss.core.model.MeanFieldModel.fixed_point", "symloss.core.model.MeanFieldModel.enclose",
+                 "symloss.twoqueue.jsq.TwoQueueJSQ.stationary_distribution",
+                 "symloss.finite_n.chain.FiniteNChain.rate_matrix", "symloss.meanfield.compare.dominance",
+                 "symloss.twoqueue.asymptotic.asymptotic_law", "symloss.core.certify.enclose"):
+        assert must in paths, must
+
+
+@pytest.mark.parametrize("modname", FAMILY_MODULES)
+def test_family_module_has_numpydoc_sections(modname):
+    bad = {}
+    for path, wanted in FAMILY:
+        if path.startswith(modname + "."):
+            problems = _validate(path, wanted)
+            if problems:
+                bad[path] = problems
+    assert not bad, "\n".join(f"{k}: {v}" for k, v in sorted(bad.items()))
+
+
+def _model_api_entry_points():
+    out = []
+    for lbl, obj in ENTRY:
+        mod = obj.__module__
+        if mod.startswith(PHASE2) or mod == "symloss.core.model":
+            out.append((lbl, obj))
+    return out
+
+
+@pytest.mark.parametrize("label,obj", _model_api_entry_points(), ids=[lbl for lbl, _ in _model_api_entry_points()])
+def test_family_entry_point_has_references_and_raises(label, obj):
+    """Each ``symloss.X`` of the model families names its source (References) and, when it takes
+    arguments, the errors it raises (Raises)."""
+    doc = FunctionDoc(obj) if inspect.isfunction(obj) else ClassDoc(obj)
+    takes_args = bool(inspect.signature(obj).parameters)
+    missing = [s for s in ("References", "Examples") if not doc[s]]
+    if takes_args and not doc["Raises"]:
+        missing.append("Raises")
+    assert not missing, f"{label}: no {', '.join(missing)} section"
