@@ -1003,13 +1003,33 @@ class IntervalEnclosure(ResultMixin):
     prec: int
 
     def slice(self, rho) -> list:
-        """The tube's box at one load of the interval."""
+        r"""The tube's box at one load of the interval.
+
+        Parameters
+        ----------
+        rho : number or str
+            A load of ``[rho_lo, rho_hi]`` (taken exactly).
+
+        Returns
+        -------
+        list of flint.arb
+            The box :math:`c + t\,(\log\rho - r_m) + [-\delta, \delta]` (one ball per variable,
+            ``y = log x``) that contains the fixed point at this load.
+        """
         r = to_arb(rho).log()
         rm = _load_ball(self.rho_lo, self.rho_hi)
         rm = arb(rm.mid())
         return [self.center[i] + self.slope[i] * (r - rm) + arb(0, self.delta[i]) for i in range(len(self.center))]
 
     def to_dict(self) -> dict:
+        """Plain data (exact tube coefficients as ``"m*2^e"`` strings, balls as strings).
+
+        Returns
+        -------
+        dict
+            The load interval, the tube's centre, slope, radii and row selection, the
+            log-blocking and its derivative, the Krawczyk margin and the precision.
+        """
         return {"rho": [str(self.rho_lo), str(self.rho_hi)], "center": [_exact_str(c) for c in self.center],
                 "slope": [_exact_str(c) for c in self.slope], "delta": [_exact_str(c) for c in self.delta],
                 "sel": list(self.sel), "log_blocking": self.log_blocking.str(20, radius=True, more=True),

@@ -875,7 +875,29 @@ class MeanFieldModel:
 
     def enclose_interval(self, rho_lo, rho_hi, **kw):
         """A Krawczyk tube that follows the tangent of the fixed point over ``[rho_lo, rho_hi]``
-        (radius second order in the width; :func:`symloss.core.certify.enclose_interval`)."""
+        (radius second order in the width; :func:`symloss.core.certify.enclose_interval`).
+
+        Parameters
+        ----------
+        rho_lo, rho_hi : number or str
+            End points of the load interval, ``0 < rho_lo < rho_hi`` (taken exactly).
+        **kw
+            Passed to :func:`symloss.core.certify.enclose_interval` (``prec``, ``y_mid``, ``sel``,
+            ``max_inflations``).
+
+        Returns
+        -------
+        IntervalEnclosure
+            The tube, its interval hull, and enclosures of the log-blocking and of
+            :math:`d\\log B/d\\log\\rho` valid for every load of the interval.
+
+        Raises
+        ------
+        ValueError
+            If ``rho_lo >= rho_hi``.
+        PrecisionError
+            When no tube is found (bisect the interval).
+        """
         from .certify import enclose_interval
         return enclose_interval(self, rho_lo, rho_hi, **kw)
 

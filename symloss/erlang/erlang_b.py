@@ -442,6 +442,9 @@ def erlang_b_expr(C, a, *, max_terms: int = 5000):
         Number of channels (an integer symbol gives the unevaluated ``Sum``).
     a : sympy expression or number
         Offered load.
+    max_terms : int >= 1, optional
+        Largest number of terms of the expanded sum (default 5000); an integer ``C`` with
+        ``C + 1 > max_terms`` is refused before SymPy builds anything.
 
     Returns
     -------

@@ -78,10 +78,10 @@ def ode_distance(graph, *, d: int = 2, lam: float, T: float, runs: int = 4, mode
         Grid spacing of the supremum (default ``T/100``); the supremum is taken on this grid.
     replace : bool
         Neighbours sampled with replacement (see :func:`simulate_supermarket`).
-
     max_events, max_bytes : float, optional
         Budgets (see :func:`simulate_supermarket`); ``max_events`` bounds the events of all ``runs``
         together and is checked before the first run.
+
     Returns
     -------
     DistanceResult

@@ -114,8 +114,14 @@ def pair_approximation(k: int, lam: float, *, tol: float = 1e-12, max_states: in
         Degree of the regular graph.
     lam : float in (0, 1)
         Arrival rate per vertex (service rate 1).
-    tol : float
+    tol : float in (0, 1e-3]
         Largest mass allowed at the truncation level ``K``.
+    max_states : int >= 16, optional
+        Largest number :math:`(K+1)^2` of pair states (default ``1e5``); a truncation needing more
+        is refused with a :class:`~symloss.core.validation.BudgetError` before the linear solve.
+    max_seconds : float or None, optional
+        Wall-clock limit in seconds (default 120; ``None``: no limit); a run predicted to end past
+        it stops early with :class:`~symloss.core.validation.TimeLimitExceeded`.
 
     Returns
     -------
