@@ -1066,7 +1066,38 @@ def check_selection(model, sel) -> list:
     """Validate a row selection of the compiled system: ``n`` distinct rows, all drift rows but one
     per invariant, the invariants' coefficients on the omitted rows forming a non-singular matrix
     (so that every omitted drift row is a combination of the selected ones: the selected square
-    system has the same positive zeros as the stationary equations). Returns ``sel`` as a list."""
+    system has the same positive zeros as the stationary equations). Returns ``sel`` as a list.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model whose compiled system (``n`` drift rows, ``m`` invariant rows) is selected from.
+    sel : sequence of int
+        Row indices in ``[0, n + m)``.
+
+    Returns
+    -------
+    list of int
+        ``sel`` as a list.
+
+    Raises
+    ------
+    ValueError
+        If the rows are not ``n`` distinct rows, miss an invariant row, omit other than one drift
+        row per invariant, or omit rows the invariants do not imply.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import check_selection
+    >>> check_selection(m, [3, 1, 2])
+    [3, 1, 2]
+    >>> check_selection(m, [0, 0])
+    Traceback (most recent call last):
+        ...
+    ValueError: selection [0, 0] is not 3 distinct rows of the compiled system
+    """
     comp = model.compiled
     n, m = comp.n, comp.m
     sel = [int(i) for i in sel]
@@ -1088,7 +1119,43 @@ def check_selection(model, sel) -> list:
 def point_box(model, rho, *, prec: int = 128, y_start=None, sel=None, delta=None):
     """A Krawczyk-certified box (balls of ``y = log x``) holding exactly one zero of the model's
     square stationary system at the load ``rho`` (exact: int, Fraction or decimal string). Returns
-    ``(box, sel, margin)``; raises :class:`~symloss.PrecisionError` when the test fails."""
+    ``(box, sel, margin)``; raises :class:`~symloss.PrecisionError` when the test fails.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : int, Fraction or str
+        The load (exact).
+    prec : int, optional
+        Working precision in bits (default 128).
+    y_start : sequence, optional
+        Starting point in ``y = log x`` (default: the model's float fixed point).
+    sel : sequence of int, optional
+        Row selection (default: chosen from the starting point; see :func:`check_selection`).
+    delta : float, optional
+        Relative radius of the box around the Newton point (default ``2**(-prec // 2)``).
+
+    Returns
+    -------
+    tuple
+        ``(box, sel, margin)``: a list of :class:`flint.arb`, the selection, the contraction
+        margin (float, ``> 0``).
+
+    Raises
+    ------
+    PrecisionError
+        When the Krawczyk test fails.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import point_box
+    >>> box, sel, margin = point_box(m, 1)
+    >>> len(box), sel, margin > 0
+    (3, [3, 1, 2], True)
+    """
     comp = model.compiled
     comp.require_smooth()
     n = comp.n
@@ -1116,7 +1183,40 @@ def point_box(model, rho, *, prec: int = 128, y_start=None, sel=None, delta=None
 def verify_box(model, box, sel, rho_lo, rho_hi=None, *, prec: int = 128) -> float:
     """Re-check a stored box: the Krawczyk operator of the model's compiled square system (rows
     ``sel``) maps ``box`` into its interior for every load of ``[rho_lo, rho_hi]`` (or at the point
-    ``rho_lo``). Returns the contraction margin; raises ``ValueError`` when the test fails."""
+    ``rho_lo``). Returns the contraction margin; raises ``ValueError`` when the test fails.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model whose equations the box is checked against.
+    box : sequence of flint.arb
+        The stored box (balls of ``y = log x``).
+    sel : sequence of int
+        Row selection (see :func:`check_selection`).
+    rho_lo, rho_hi : int, Fraction or str
+        The load interval (exact); ``rho_hi=None`` checks the point ``rho_lo``.
+    prec : int, optional
+        Working precision in bits (default 128).
+
+    Returns
+    -------
+    float
+        The contraction margin (``> 0``).
+
+    Raises
+    ------
+    ValueError
+        When the Krawczyk test fails or the box or selection does not fit the model.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import point_box, verify_box
+    >>> box, sel, _ = point_box(m, 1)
+    >>> verify_box(m, box, sel, 1) > 0
+    True
+    """
     comp = model.compiled
     comp.require_smooth()
     n = comp.n
@@ -1157,7 +1257,40 @@ def box_derivative(model, box, sel, R: arb):
     ball ``R`` on the branch in ``box``: the solutions ``v`` of :math:`J_y v = -\partial_r G` for
     every Jacobian in the box lie in ``V`` with :math:`V \supseteq Z(-\partial_r G) + (I - Z J_y) V`
     (``Z`` a float inverse of the midpoint Jacobian; requires :math:`\|I - Z J_y\|_\infty < 1`).
-    Returns ``(V, dlogB)``; raises ``ValueError`` when the contraction fails."""
+    Returns ``(V, dlogB)``; raises ``ValueError`` when the contraction fails.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    box : sequence of flint.arb
+        A box holding the branch for every load of ``R`` (e.g. ``IntervalEnclosure.box``).
+    sel : sequence of int
+        Row selection (see :func:`check_selection`).
+    R : flint.arb
+        Ball of ``r = log rho``.
+
+    Returns
+    -------
+    tuple
+        ``(V, dlogB)``: a list of :class:`flint.arb` enclosing :math:`dy/dr`, and a ball
+        enclosing :math:`d\log B/dr`.
+
+    Raises
+    ------
+    ValueError
+        When the contraction fails.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import box_derivative, enclose_interval, _load_ball
+    >>> e = enclose_interval(m, "0.99", "1.01")
+    >>> V, dlogB = box_derivative(m, e.box, e.sel, _load_ball("0.99", "1.01"))
+    >>> len(V), dlogB.overlaps(e.dlog_blocking)
+    (3, True)
+    """
     comp = model.compiled
     n = comp.n
     _G, J, dr = comp.GJ_arb(box, R, sel)
@@ -1228,7 +1361,40 @@ def _tube_krawczyk(comp, c, t, delta, R, sel, Y=None):
 def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int = 128) -> float:
     """Re-check a stored tube (:class:`IntervalEnclosure`): the Krawczyk test of
     ``_tube_krawczyk`` with the stored centre, slope and radii, recomputed from the model's
-    compiled equations. Returns the margin; raises ``ValueError`` when it fails."""
+    compiled equations. Returns the margin; raises ``ValueError`` when it fails.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model whose equations the tube is checked against.
+    center, slope, delta : sequence
+        The stored tube (:attr:`IntervalEnclosure.center`, ``slope``, ``delta``; exact balls).
+    sel : sequence of int
+        Row selection (see :func:`check_selection`).
+    rho_lo, rho_hi : int, Fraction or str
+        The load interval (exact).
+    prec : int, optional
+        Working precision in bits (default 128).
+
+    Returns
+    -------
+    float
+        The contraction margin (``> 0``).
+
+    Raises
+    ------
+    ValueError
+        When the test fails, a radius is not positive or the tube does not fit the model.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import enclose_interval, verify_tube
+    >>> e = enclose_interval(m, "0.99", "1.01")
+    >>> verify_tube(m, e.center, e.slope, e.delta, e.sel, "0.99", "1.01") > 0
+    True
+    """
     comp = model.compiled
     comp.require_smooth()
     n = comp.n
@@ -1254,7 +1420,46 @@ def enclose_interval(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None, sel=
     so its radius is second order in the width of the interval, where the box of :func:`enclose`,
     kept unchanged, is first order), with epsilon inflation (factor 1.5 around the Krawczyk image).
 
-    Raises :class:`~symloss.PrecisionError` when no tube is found (bisect the interval)."""
+    Raises :class:`~symloss.PrecisionError` when no tube is found (bisect the interval).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model (smooth compiled system).
+    rho_lo, rho_hi : int, Fraction or str
+        End points of the load interval, ``rho_lo < rho_hi`` (exact).
+    prec : int, optional
+        Working precision in bits (default 128).
+    y_mid : sequence, optional
+        Starting point in ``y = log x`` at the middle load (default: the model's start point).
+    sel : sequence of int, optional
+        Row selection (default: chosen from the starting point; see :func:`check_selection`).
+    max_inflations : int, optional
+        Number of epsilon inflations tried (default 10).
+
+    Returns
+    -------
+    IntervalEnclosure
+        The tube, its hull, and enclosures of the log-blocking and of :math:`d\log B/d\log\rho`.
+
+    Raises
+    ------
+    ValueError
+        If ``rho_lo >= rho_hi``.
+    PrecisionError
+        When no tube is found (bisect the interval).
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> m = RandomRouting(2)
+    >>> from symloss.core.certify import enclose_interval
+    >>> e = enclose_interval(m, "0.99", "1.01")
+    >>> import math
+    >>> B = float(m.fixed_point(1, dps=20).blocking)
+    >>> e.log_blocking.contains(math.log(B)), len(e.slice(1))
+    (True, 3)
+    """
     comp = model.compiled
     comp.require_smooth()
     n = comp.n
