@@ -1368,7 +1368,7 @@ def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int =
     model : MeanFieldModel
         The model whose equations the tube is checked against.
     center, slope, delta : sequence
-        The stored tube (:attr:`IntervalEnclosure.center`, ``slope``, ``delta``; exact balls).
+        The stored tube (``center``, ``slope`` and ``delta`` of an :class:`IntervalEnclosure`; exact balls).
     sel : sequence of int
         Row selection (see :func:`check_selection`).
     rho_lo, rho_hi : int, Fraction or str
