@@ -20,7 +20,7 @@ import sympy as sp
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
-SOURCE = "MATH.md section 1 (Erlang-B); Foundation issue"
+SOURCE = "Erlang-B formula (A. K. Erlang, 1917)"
 a = sp.Symbol("a", positive=True)
 C = sp.Symbol("C", integer=True, positive=True)
 k = sp.Symbol("k", integer=True, nonnegative=True)

@@ -51,7 +51,7 @@ from proofs_check.core import CertificateError
 
 ASSUMPTIONS = ("the mean-field fixed point of each policy is unique and continuous in rho "
                "(retrial: seed000.unique_fixed_point; power-of-d: seed000.power_unique_fixed_point)",)
-SOURCE = "seeds/000_23f33c6a2eab69fc.txt; MATH.md section 2"
+SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md)"
 
 
 def _model(kind: str, C: int, d: int):

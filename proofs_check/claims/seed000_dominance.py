@@ -1,6 +1,6 @@
 r"""Seed 000, claim 4: at ``C = 2`` retrial-of-3 blocks strictly less than power-of-2 at every load.
 
-``seed000.dominance.C2_d2_dt3`` (PROVED by elimination, MATH.md section 2 item 4):
+``seed000.dominance.C2_d2_dt3`` (PROVED by elimination; Cuesta et al. 2026 in docs/papers.md, claim 4):
 
 1. ``Q_ret(p, rho)`` and ``Q_pod(s, rho)`` are derived from ``RetrialOfD(2, 3)`` and ``PowerOfD(2, 2)``
    stationary equations by resultants (:mod:`proofs_check.claims.seed000_common`).
@@ -94,7 +94,7 @@ def _recheck(data: dict) -> Status:
 
 claim(ID,
       statement=r"C = 2:\ B_{ret}(3) < B_{pod}(2)\ \text{for every } \rho > 0",
-      source="seeds/000_23f33c6a2eab69fc.txt (retrial-of-3 beats power-of-2 at C = 2); MATH.md section 2 item 4",
+      source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 4 (retrial-of-3 beats power-of-2 at C = 2)",
       method="elimination: resultants from the model's stationary equations, Sturm count 0 of R_v on (0,1), "
              "one ball-certified sample, Newton-polygon end points",
       expected="PROVED", recheck=_recheck, tags=("seed000", "elimination"))(_prove)
@@ -129,7 +129,7 @@ def _recheck_false(data: dict) -> Status:
 FALSE_CLAIM = Claim(
     id="seed000.false.C2_ret2_below_pod2",
     statement=r"C = 2:\ B_{ret}(2) < B_{pod}(2)\ \text{for every } \rho > 0\ \text{(deliberately false)}",
-    source="test fixture for proofs_check (contradicts seed 000 claim 2)",
+    source="test fixture for proofs_check (contradicts claim 2 of Cuesta et al. 2026)",
     method="search for a certified counterexample (ball brackets at rational loads)",
     expected=Status.REFUTED, prove=_prove_false, recheck=_recheck_false, tags=("fixture",))
 

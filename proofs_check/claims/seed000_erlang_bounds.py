@@ -1,4 +1,4 @@
-r"""Seed 000, Erlang bounds (MATH.md section 2 item 5).
+r"""Seed 000, Erlang bounds (Cuesta et al. 2026 in docs/papers.md, claim 5).
 
 ``seed000.erlang_bounds.retrial_sandwich`` (PROVED for ``C in {1..20}``, ``d in {2..6}``):
 :math:`E(C,\rho)^d \le B_{ret}(d) \le E(C,\rho)`. With ``p = E(C, a)``, ``a = rho (1 + ... + p^{d-1})``
@@ -101,7 +101,7 @@ def _prove_sandwich(Cs=SANDWICH_C, ds=SANDWICH_D) -> Certificate:
 claim("seed000.erlang_bounds.retrial_sandwich",
       statement=(r"E(C,\rho)^d \le B_{ret}(d) \le E(C,\rho)\ \text{for every } \rho > 0,\ "
                  r"C \in \{1,\dots,20\},\ d \in \{2,\dots,6\}"),
-      source="MATH.md section 2 item 5 (Erlang bounds); seeds/000_23f33c6a2eab69fc.txt",
+      source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 5 (Erlang bounds)",
       method="monotonicity lemmas by exact polynomials with non-negative coefficients (flint); model drift "
              "checked to be the birth-death form (SymPy)",
       expected="PROVED", recheck=lambda data: _recheck_sandwich(data), tags=("seed000",))(lambda: _prove_sandwich())
@@ -172,7 +172,7 @@ def _recheck_fluid(data: dict, Cs=FLUID_C, ds=FLUID_D) -> Status:
 claim("seed000.erlang_bounds.fluid_lower",
       statement=(r"\max(0, 1 - C/\rho) \le B\ \text{for retrial-of-}d\text{, power-of-}d\text{ and JSQ},\ "
                  r"C \in \{1,\dots,20\},\ d \in \{1,\dots,6\},\ \rho > 0"),
-      source="MATH.md section 2 item 5; seeds/000_23f33c6a2eab69fc.txt",
+      source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 5 (Erlang bounds)",
       method="exact carried-load identities on the models' drifts (SymPy)",
       expected="PROVED", recheck=lambda data: _recheck_fluid(data), tags=("seed000",))(lambda: _prove_fluid())
 
@@ -196,7 +196,7 @@ def _recheck_large(data: dict) -> Status:
 claim("seed000.erlang_bounds.large_C",
       statement=(r"E(C,\rho)^d \le B_{ret}(d) \le E(C,\rho),\ \max(0,1-C/\rho) \le B_{ret}(d), B_{pod}(d)"
                  r"\ \text{for every } \rho > 0 \text{ at } C \in \{50, 100\},\ d \in \{2,\dots,6\}"),
-      source="MATH.md section 2 item 5; seeds/000_23f33c6a2eab69fc.txt",
+      source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 5 (Erlang bounds)",
       method="monotonicity lemmas (non-negative coefficients, flint) and carried-load identities on the models' "
              "drifts (SymPy), as for the small C",
       expected="PROVED", recheck=_recheck_large, tags=("seed000",))(_prove_large)

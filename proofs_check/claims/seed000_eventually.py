@@ -23,7 +23,7 @@ from proofs_check.core import claim
 
 C_RANGE = range(1, 21)
 PAIRS = [(d, dt) for d in range(1, 6) for dt in range(d + 1, 7)]
-SOURCE = "seeds/000_23f33c6a2eab69fc.txt (retrial-of-dt beats power-of-d at high load); MATH.md section 2 item 3"
+SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 3 (retrial-of-dt beats power-of-d at high load)"
 
 
 def _statement(C, d, dt):

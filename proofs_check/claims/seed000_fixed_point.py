@@ -80,7 +80,7 @@ for _C, _d in CASES:
     claim(f"seed000.unique_fixed_point.C{_C}_d{_d}",
           statement=(rf"C = {_C},\ d = {_d}:\ g(a) = \frac{{a(1-E(C,a))}}{{1-E(C,a)^{{d}}}}\ \text{{increases strictly "
                      rf"from 0 to }}\infty,\ \text{{so the retrial-of-d fixed point is unique for every }}\rho > 0"),
-          source="seeds/000_23f33c6a2eab69fc.txt (uniqueness of the fixed point); MATH.md section 2",
+          source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 1 (uniqueness of the fixed point)",
           method="exact polynomials (flint): non-negative coefficients of the numerator of g'; "
                  "model drift checked to be the birth-death form (SymPy)",
           expected="PROVED", recheck=_r, tags=("seed000",))(_p)

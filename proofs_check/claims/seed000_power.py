@@ -35,7 +35,7 @@ from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
 C_RANGE = range(1, 21)
-SOURCE = "seeds/000_23f33c6a2eab69fc.txt; MATH.md section 2 (claim 1, claim 5)"
+SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claims 1 and 5"
 
 
 def _power_facts(C, d):

@@ -23,7 +23,7 @@ from proofs_check.core import Certificate, CertificateError, Status, claim
 
 C_RANGE = range(1, 21)
 D_RANGE = range(2, 7)
-SOURCE = "seeds/000_23f33c6a2eab69fc.txt (power-of-d vs retrial-of-d, same d); MATH.md section 2 item 2"
+SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 2 (power-of-d vs retrial-of-d, same d)"
 
 
 def _statement(C, d):

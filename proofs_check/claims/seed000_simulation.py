@@ -69,7 +69,7 @@ def _recheck(data: dict) -> Status:
 @claim("seed000.finite_n.threshold_C2_d3_dt4",
        statement=(r"C=2:\ \rho^*_N(B^{ret}_N(4) = B^{pod}_N(3))\ \text{increases in } N \in \{10,20,40,80\}"
                   r"\ \text{below } \rho^*_\infty;\ |\rho^{ref}_N - \rho^*_N| < |\rho^*_\infty - \rho^*_N|"),
-       source="seeds/000_23f33c6a2eab69fc.txt, simulation study (threshold load at finite N)",
+       source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), simulation study (threshold load at finite N)",
        method="exact finite-N CTMC (sparse LU) + Brent; refined mean field (Gast-Van Houdt)",
        expected="EVIDENCE", recheck=_recheck)
 def _prove() -> Certificate:
@@ -134,7 +134,7 @@ def _rmf_recheck(data: dict) -> Status:
 @claim("seed000.finite_n.refined_second_order",
        statement=(r"C=2,\ d=2,\ \rho=1:\ |B_N - B - V/N - W/N^2| < |B_N - B - V/N|\ \text{and falls faster than }"
                   r"N^{-5/2}\ \text{for } N \in \{10,20,50,100,200\}\ \text{(retrial, power)}"),
-       source="seeds/000_23f33c6a2eab69fc.txt, simulation study (finite-N corrections)",
+       source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), simulation study (finite-N corrections)",
        method="exact finite-N CTMC (sparse LU) against the refined mean field to second order "
               "(Gast-Van Houdt; Gast-Bortolussi-Tribastone)",
        expected="EVIDENCE", recheck=_rmf_recheck)

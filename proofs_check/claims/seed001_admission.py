@@ -128,7 +128,7 @@ def _recheck_fluid(data: dict) -> Status:
        statement=r"For $\lambda_H<\mu<\lambda_H+\lambda_L$ and $r_H>r_L>0$: "
                  r"$R_{fluid}=\max\{r_Hx_H+r_Lx_L : x_H+x_L\le N\mu,\ 0\le x_c\le N\lambda_c\}"
                  r"=N\,(r_H\lambda_H+r_L(\mu-\lambda_H))$",
-       source="seeds/001_ceeaa60761581687.txt, benchmark R^N_fluid; MATH.md section 4",
+       source="Bray, An Omega(log(N)/N) Lookahead is Sufficient to Bound Costs in the Overloaded Loss Network (2026; paper 2 in docs/papers.md), benchmark R^N_fluid",
        method="LP duality certificate: primal (N lam_H, N(mu - lam_H)) and dual (y = r_L, z_H = r_H - r_L, "
               "z_L = 0), slacks polynomial with non-negative coefficients (SymPy) and exact rationals at "
               "sample instances",
@@ -211,7 +211,7 @@ def _recheck_regret(data: dict) -> Status:
 @claim("seed001.online_regret_log",
        statement=r"$R_{fluid}-R_{on}\sim r_L\,\mu\,\ln N/\ln(\mu/\lambda_H)$ as $N\to\infty$ "
                  r"(the optimal online regret is $\Theta(\ln N)$, Xie-Gurvich-K\"u\c{c}\"ukyavuz 2025)",
-       source="seeds/001_ceeaa60761581687.txt, section 1 (Theta(log N) regret); MATH.md section 4",
+       source="Bray, An Omega(log(N)/N) Lookahead is Sufficient to Bound Costs in the Overloaded Loss Network (2026; paper 2 in docs/papers.md), section 1 (Theta(log N) regret)",
        method="exact MDP optimum (verified trunk reservation) at N = 10^2..10^6 for three parameter sets; "
               "per-decade regret increments against r_L mu ln 10 / ln(mu/lam_H) (numerical evidence, not a proof)",
        expected="EVIDENCE", recheck=_recheck_regret)

@@ -28,7 +28,7 @@ import sympy as sp
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
-SOURCE = "seeds/002_13f6d44d74920c83.txt (abstract: Mitzenmacher / Vvedenskaya et al. ODE); MATH.md section 5"
+SOURCE = "Budhiraja, Mukherjee, Wu, Supermarket model on graphs (2019; paper 3 in docs/papers.md) (abstract: Mitzenmacher / Vvedenskaya et al. ODE)"
 EXACT_CASES = [(1, "1/2", 8), (2, "7/10", 6), (2, "1/3", 6), (3, "9/10", 4), (4, "1/2", 4), (5, "3/4", 3)]
 
 

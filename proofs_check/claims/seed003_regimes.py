@@ -34,8 +34,8 @@ import math
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
-SOURCE = ("seeds/003_a109011c4ed63a69.txt (asymptotic regimes a > 1/2, a ~ 1/2, 1/4 < a < 1/2, a ~ 1/4, "
-          "a < 1/4 of the JSQ loss model); MATH.md section 3")
+SOURCE = ("Yao, Knessl, On the Shortest Queue Version of the Erlang Loss Model (2008; paper 4 in docs/papers.md): asymptotic regimes a > 1/2, a ~ 1/2, 1/4 < a < 1/2, a ~ 1/4, "
+          "a < 1/4 of the JSQ loss model")
 PREC = 256
 
 

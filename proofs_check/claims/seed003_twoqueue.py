@@ -19,7 +19,7 @@ from collections import deque
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
 
-SOURCE = "seeds/003_a109011c4ed63a69.txt, abstract (blocking of the JSQ loss model); MATH.md section 3"
+SOURCE = "Yao, Knessl, On the Shortest Queue Version of the Erlang Loss Model (2008; paper 4 in docs/papers.md), abstract (blocking of the JSQ loss model)"
 
 # ---- case table of the transition rules (state (m, n), K = m + n) -----------------------------------
 # each case: condition (text), the transitions as (dm, dn, rate) with rate a SymPy-parsable string
