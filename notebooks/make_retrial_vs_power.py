@@ -1,7 +1,9 @@
 """Generate notebooks/retrial_vs_power.ipynb (no outputs) with nbformat.
 
 Run:  python notebooks/make_retrial_vs_power.py
-The notebook is executed by tests/test_notebook_retrial.py with SYMLOSS_NOTEBOOK_SMALL=1.
+The notebook is executed by tests/meanfield/test_notebook_retrial.py with SYMLOSS_NOTEBOOK_SMALL=1 (figures to
+a temporary directory); a full run saves the figures (PDF and PNG, via ``symloss.plot.savefig``) to
+``notebooks/figures/`` (``SYMLOSS_FIGURE_DIR`` overrides the directory in both modes).
 """
 from __future__ import annotations
 
@@ -27,7 +29,9 @@ $\rho = \lambda/\mu$ per server.
 Everything below comes from one symbolic definition per policy (its transitions); the numbers are
 certified by ball arithmetic."""),
     ("code", r"""import os
+import tempfile
 import time
+from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -38,6 +42,7 @@ import sympy as sp
 
 import symloss
 import symloss.meanfield.series  # blocking_expansion: the expansion's terms, for the numeric check
+from symloss import plot
 
 SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
 if SMALL:                      # quick run for the test suite
@@ -45,7 +50,10 @@ if SMALL:                      # quick run for the test suite
 else:                          # the full table of the issue: C = 1..10, d in {2, 3, 4}, dt in {d+1, d+2}
     TABLE_C, TABLE_D, TABLE_DT, N_RHO = list(range(1, 11)), [2, 3, 4], (1, 2), 40
 rho = sp.Symbol("rho", positive=True)
-print("small run" if SMALL else "full run")"""),
+FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
+                                                        else Path("figures")))
+FIG_DIR.mkdir(parents=True, exist_ok=True)
+print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
     ("md", r"""## 1. Derivation from the symbolic model
 
 Each policy is a list of transitions (jump vector, rate per server). The drift is
@@ -129,20 +137,16 @@ pd.DataFrame(rows)"""),
 Certified mean-field blocking at 15 digits, on a log scale (power-of-$d$ falls doubly
 exponentially fast with $C$ at low load)."""),
     ("code", r"""rhos = np.geomspace(0.05, 20, N_RHO)
-fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=False)
-for ax, C in zip(axes, (2, 5)):
-    models = [symloss.RandomRouting(C), symloss.RetrialOfD(C, 2), symloss.RetrialOfD(C, 3),
-              symloss.PowerOfD(C, 2), symloss.JSQ(C)]
-    for m in models:
-        vals = [float(mpmath.log10(m.blocking(r, dps=15))) if m.name != "jsq" or r > C else np.nan for r in rhos]
-        ax.plot(rhos, vals, label=repr(m))
-    ax.set_xscale("log")
-    ax.set_xlabel(r"load $\rho$")
-    ax.set_ylabel(r"$\log_{10} B$")
-    ax.set_title(f"C = {C}")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-plt.tight_layout()
+for C in (2, 5):
+    models = [symloss.RandomRouting(C), symloss.RetrialOfD(C, 2), symloss.RetrialOfD(C, 3), symloss.PowerOfD(C, 2)]
+    fig = plot.blocking_curves(rhos, models, dps=15, title=f"$C = {C}$")
+    print([p.name for p in plot.savefig(fig, FIG_DIR / f"retrial_blocking_C{C}.pdf", formats=("pdf", "png"))])
+    plt.show()"""),
+    ("md", r"""The paper's claim is in the ratio: on a log scale of $B_{ret}(\tilde d)/B_{pod}(d)$ the
+certified thresholds (`threshold_load`, near 0.95 for $C = 3$ and 2.96 for $C = 5$ with $d = 2$,
+$\tilde d = 3$) are where the curves cross 1."""),
+    ("code", r"""fig = plot.retrial_vs_power([3, 5], 2, 3, rho=rhos, dps=15)
+print([p.name for p in plot.savefig(fig, FIG_DIR / "retrial_vs_power_ratio.pdf", formats=("pdf", "png"))])
 plt.show()"""),
     ("md", r"""### Convergence of the fluid ODE
 
@@ -161,7 +165,7 @@ for model, colour in ((symloss.RetrialOfD(3, 2), "C0"), (symloss.PowerOfD(3, 2),
             x0 = np.sort(rng.uniform(size=model.C))[::-1]     # tails u_1 >= ... >= u_C
         res = model.ode(1.5, x0, t)
         ax.semilogy(res.t, np.abs(res.blocking - Bstar) + 1e-16, color=colour, alpha=0.6,
-                    label=repr(model) if i == 0 else None)
+                    label=plot.policy_label(model) if i == 0 else None)
     assert abs(res.blocking[-1] - Bstar) < 1e-6 * Bstar
 ax.set_xlabel("time t")
 ax.set_ylabel(r"$|B(t) - B^*|$")
