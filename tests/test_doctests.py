@@ -12,7 +12,7 @@ MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanf
            "symloss.twoqueue.definition", "symloss.twoqueue.kernels", "symloss.twoqueue.derivation",
            "symloss.admission.network", "symloss.admission.results", "symloss.admission.policies",
            "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions",
-           "symloss.meanfield.certified"]
+           "symloss.meanfield.certified", "symloss.core.certify", "symloss.core.model"]
 
 
 @pytest.mark.parametrize("name", MODULES)
