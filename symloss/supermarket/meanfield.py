@@ -22,6 +22,7 @@ Public names: :class:`Supermarket`, :func:`make_graph`, :func:`simulate_supermar
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
@@ -39,6 +40,7 @@ from ..core.precision import (
     rounded,
     working,
 )
+from ..core.certify import DefinitionMismatchWarning
 from ..core.results import ResultMixin
 from ..core.validation import (
     BudgetError,
@@ -55,6 +57,7 @@ __all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIE
 
 GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
 MAX_LEVELS = 100_000        # fixed_point / drift / equations: at most this many levels s_1..s_K
+MAX_FALLBACK_LEVELS = 40    # fixed_point fallback (definition != closed form): dense mpmath Newton
 MAX_ODE_LEVELS = 2_000      # ode(): float path (the lambdified drift of K levels)
 MAX_ODE_MP_LEVELS = 300     # ode(dps=...): mpmath Taylor integrator
 MAX_ODE_STEPS = 10 ** 6     # ode(): explicit steps, estimated as 2 (d + 1) t_end
@@ -363,8 +366,21 @@ class Supermarket:
 
     # --- fixed point ---------------------------------------------------------------------------
     def fixed_point(self, dps: int = DEFAULT_DPS) -> SupermarketFixedPoint:
-        r"""Fixed point :math:`s_k = \lambda^{(d^k-1)/(d-1)}` to ``dps`` digits, with its symbolic check,
-        the residual of the truncated drift and a rigorous bound on the neglected tail."""
+        r"""Fixed point of the definition :meth:`drift` to ``dps`` digits, with the residual of the
+        truncated drift and a bound on the neglected tail.
+
+        Fast path: the closed form :math:`s_k = \lambda^{(d^k-1)/(d-1)}` (proved by
+        :meth:`symbolic_check` for the shipped equations). It is returned only after it has been
+        verified on the definition's own equations: the lambdified :meth:`drift` ``(K)`` (mpmath, at
+        the working precision) must vanish at it to :math:`10^{-(dps+2)} s_k` in every row
+        :math:`k < K`, and row ``K`` (where the truncation sets :math:`s_{K+1} = 0`) to the closed-form
+        tail :math:`s_{K+1}`. If a subclass edited :meth:`drift` so that the closed form fails, a
+        :class:`~symloss.core.certify.DefinitionMismatchWarning` is issued and the definition's
+        truncated equations are solved instead (homotopy from the shipped drift to the definition,
+        Newton in log variables ``y_k = log s_k`` at ``dps + 10`` digits, checked at two truncation
+        levels); if that fails, or the solution is not a tail vector (``1 >= s_1 >= s_2 >= ... > 0``
+        with a small last level), :class:`~symloss.core.precision.PrecisionError` is raised.
+        """
         dps = check_dps(dps)
         proof = self.symbolic_check()
         tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
@@ -372,15 +388,62 @@ class Supermarket:
         self._check_levels(K, MAX_LEVELS, "fixed_point")
         with working(dps), self._lam_precision():
             lam = _lam_mpf(self.lam)
-            s = [lam ** self.exponent(k) for k in range(K + 1)]
-            ext = s + [mpmath.mpf(0)]
-            res = max(abs(lam * (ext[k - 1] ** self.d - ext[k] ** self.d) - (ext[k] - ext[k + 1]))
-                      for k in range(1, K + 1))
-            tb = self.tail_bound(K)
+            s = [lam ** self.exponent(k) for k in range(K + 2)]
+            s_next = s[K + 1]
+            s = s[:K + 1]
+            F = _definition_drift(self, K, "mpmath")
+            rows = list(F(*s[1:]))
+            eps = mpmath.mpf(10) ** (-(dps + 2))
+            ok = all(abs(rows[k - 1]) <= eps * s[k] for k in range(1, K)) and \
+                abs(rows[K - 1]) <= s_next * (1 + eps) + eps * s[K]
+            if ok:
+                res = max(abs(r) for r in rows)
+                tb = self.tail_bound(K)
+                mql = mpmath.fsum(s[1:])
+        if ok:
+            same = _definition_is_shipped(self, min(K, 6))
+            return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
+                                         rounded(tb, 5), rounded(res, 5), rounded(mql, dps),
+                                         bool(proof["proved"]) and same, dps)
+        warnings.warn(f"{type(self).__name__}.drift() differs from the equations of the closed form "
+                      f"s_k = lam^((d^k-1)/(d-1)) (residual {mpmath.nstr(max(abs(r) for r in rows), 3)} at "
+                      f"K={K}); solving the definition's own truncated equations instead",
+                      DefinitionMismatchWarning, stacklevel=2)
+        return self._solve_definition(K, dps, tol)
+
+    def _solve_definition(self, K: int, dps: int, tol) -> SupermarketFixedPoint:
+        """Solve ``drift(K) = 0`` of this definition (fallback of :meth:`fixed_point`)."""
+        if K + max(2, K // 4) > MAX_FALLBACK_LEVELS:
+            raise BudgetError(f"{type(self).__name__}.fixed_point: the closed form does not solve this "
+                              f"drift() and the fallback (dense Newton in mpmath) is limited to "
+                              f"{MAX_FALLBACK_LEVELS} levels; this needs K={K} (use a larger tail_tol or "
+                              f"a smaller dps)")
+        sols = []
+        for KK in (K, K + max(2, K // 4)):
+            self._check_levels(KK, MAX_LEVELS, "fixed_point")
+            sols.append(_newton_definition(self, KK, dps + 10))
+        s, s2 = sols
+        with working(dps + 10):
+            diff = max(abs(a - b) / b for a, b in zip(s[1:], s2[1:K + 1]))
+            if diff > mpmath.mpf(10) ** (-(dps + 1)):
+                raise PrecisionError(f"{type(self).__name__}.fixed_point: the definition's truncated fixed "
+                                     f"point changes by {mpmath.nstr(diff, 3)} (relative) between K={K} and "
+                                     f"K={len(s2) - 1} levels: the tail is not negligible at {dps} digits")
+            if s2[-1] > tol or s[K] > mpmath.sqrt(tol):
+                raise PrecisionError(f"{type(self).__name__}.fixed_point: the definition's fixed point keeps "
+                                     f"mass at the last level (s_K={mpmath.nstr(s2[-1], 3)}); not a "
+                                     f"stationary tail vector within {len(s2) - 1} levels")
+            F = _definition_drift(self, K, "mpmath")
+            res = max(abs(r) for r in F(*s[1:]))
             mql = mpmath.fsum(s[1:])
+            # evidence (not a rigorous bound): the two truncations agree; the neglected tail is
+            # bounded by the values beyond K at the deeper truncation plus its last level
+            tb = mpmath.fsum(s2[K + 1:]) + s2[-1]
         return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
-                                     rounded(tb, 5), rounded(res, 5), rounded(mql, dps),
-                                     bool(proof["proved"]), dps)
+                                     rounded(tb, 5), rounded(res, 5), rounded(mql, dps), False, dps,
+                                     method=f"definition's drift() solved (homotopy + Newton in log s at "
+                                            f"{dps + 10} digits), truncations K={K} and K={len(s2) - 1} agree; "
+                                            f"the closed form was rejected")
 
     def mean_queue_length(self, dps: int = DEFAULT_DPS):
         r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
@@ -550,6 +613,102 @@ def _lambdified_drift(d: int, lam_key: str, K: int, module: str):
     m = Supermarket.__new__(Supermarket)
     m.d, m.lam = d, Fraction(lam_key)
     return sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
+
+
+def _drift_key(m: "Supermarket", K: int, module: str):
+    return (type(m).drift, m.d, _lam_key(m.lam), K, module)
+
+
+_DEF_CACHE: dict = {}
+
+
+def _definition_drift(m: "Supermarket", K: int, module: str):
+    """The lambdified drift of *this* definition (``type(m).drift``; a subclass or an edited method gets
+    its own entry)."""
+    key = _drift_key(m, K, module)
+    f = _DEF_CACHE.get(key)
+    if f is None:
+        if type(m).drift is Supermarket.drift:
+            f = _lambdified_drift(m.d, _lam_key(m.lam), K, module)
+        else:
+            f = sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
+        if len(_DEF_CACHE) > 256:
+            _DEF_CACHE.clear()
+        _DEF_CACHE[key] = f
+    return f
+
+
+def _definition_is_shipped(m: "Supermarket", K: int) -> bool:
+    """Exact SymPy identity of the definition's drift with the shipped one (truncation ``K``)."""
+    if type(m).drift is Supermarket.drift:
+        return True
+    key = ("same",) + _drift_key(m, K, "")
+    v = _DEF_CACHE.get(key)
+    if v is None:
+        diff = (m.drift(K) - Supermarket.drift(m, K)).applyfunc(sp.expand)
+        v = _DEF_CACHE[key] = all(e == 0 for e in diff)
+    return v
+
+
+def _newton_definition(m: "Supermarket", K: int, w: int):
+    """Zero of the definition's ``drift(K)`` in ``y = log s`` at ``w`` digits, by homotopy
+    ``H(t) = (1 - t) drift_shipped + t drift_definition`` from the closed form (``t = 0``)."""
+    syms = Supermarket.symbols(K)
+    key = ("newton",) + _drift_key(m, K, "")
+    fns = _DEF_CACHE.get(key)
+    if fns is None:
+        Fd = m.drift(K)
+        Fs = Supermarket.drift(m, K)
+        t = sp.Symbol("t_homotopy")
+        H = (1 - t) * Fs + t * Fd
+        J = H.jacobian(list(syms))
+        fns = (sp.lambdify([t] + list(syms), list(H), modules="mpmath"),
+               sp.lambdify([t] + list(syms), J.tolist(), modules="mpmath"))
+        _DEF_CACHE[key] = fns
+    Hf, Jf = fns
+    with mpmath.workdps(w):
+        lam = _lam_mpf(m.lam)
+        y = mpmath.matrix([m.exponent(k) * mpmath.log(lam) for k in range(1, K + 1)])
+        tiny = mpmath.mpf(10) ** (-(w - 3))
+
+        def newton(tv, y, iters):
+            for _ in range(iters):
+                s = [mpmath.exp(v) for v in y]
+                Hv = Hf(tv, *s)
+                G = mpmath.matrix([Hv[i] / s[i] for i in range(K)])
+                Jv = Jf(tv, *s)
+                JG = mpmath.matrix(K, K)
+                for i in range(K):
+                    for j in range(K):
+                        JG[i, j] = Jv[i][j] * s[j] / s[i] - (G[i] if i == j else 0)
+                try:
+                    dy = mpmath.lu_solve(JG, -G)
+                except ZeroDivisionError:
+                    return None
+                y = y + dy
+                if mpmath.norm(dy, mpmath.inf) < tiny:
+                    return y
+            return None
+        steps, tv = 8, mpmath.mpf(0)
+        h = mpmath.mpf(1) / steps
+        while tv < 1:
+            t1 = min(mpmath.mpf(1), tv + h)
+            y1 = newton(t1, y, 60)
+            if y1 is None:
+                h /= 2
+                if h < mpmath.mpf(2) ** -20:
+                    raise PrecisionError(f"{type(m).__name__}.fixed_point: the continuation from the shipped "
+                                         f"drift to the definition's drift stalls at t={mpmath.nstr(tv, 5)} "
+                                         f"(K={K}): the definition has no tail fixed point reachable there")
+                continue
+            y, tv = y1, t1
+        s = [mpmath.mpf(1)] + [mpmath.exp(v) for v in y]
+        for k in range(1, K + 1):
+            if not (s[k] <= s[k - 1] * (1 + tiny)):
+                raise PrecisionError(f"{type(m).__name__}.fixed_point: the definition's truncated fixed point "
+                                     f"is not a tail vector (s_{k}={mpmath.nstr(s[k], 5)} > "
+                                     f"s_{k - 1}={mpmath.nstr(s[k - 1], 5)})")
+        return s
 
 
 @lru_cache(maxsize=1)
