@@ -445,6 +445,10 @@ class Supermarket:
                                             f"{dps + 10} digits), truncations K={K} and K={len(s2) - 1} agree; "
                                             f"the closed form was rejected")
 
+    def _closed_form_applies(self) -> bool:
+        """The closed-form shortcuts hold: this class's drift() is the shipped one (exact identity)."""
+        return type(self).drift is Supermarket.drift or _definition_is_shipped(self, min(self.K, 6))
+
     def mean_queue_length(self, dps: int = DEFAULT_DPS):
         r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
 
@@ -452,6 +456,8 @@ class Supermarket:
         the value is confirmed at two working precisions.
         """
         dps = check_dps(dps)
+        if not self._closed_form_applies():
+            return self.fixed_point(dps).mean_queue_length       # an edited drift(): its own fixed point
 
         def compute(w):
             with mpmath.workdps(w), self._lam_precision():
@@ -482,6 +488,10 @@ class Supermarket:
         r"""Stationary probability that an arriving task has to wait: in the mean field it joins a
         busy queue iff all ``d`` sampled queues are busy, :math:`s_1^d = \lambda^d`."""
         dps = check_dps(dps)
+        if not self._closed_form_applies():                     # an edited drift(): its own s_1
+            s1 = self.fixed_point(dps).s[1]
+            with working(dps):
+                return rounded(s1 ** self.d, dps)
         with working(dps), self._lam_precision():
             return rounded(_lam_mpf(self.lam) ** self.d, dps)
 

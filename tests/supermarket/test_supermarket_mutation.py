@@ -56,7 +56,6 @@ def test_shipped_model_takes_the_checked_fast_path():
 
 @pytest.mark.parametrize("d", [2, 3])
 def test_doubled_service_rate_gets_the_edited_fixed_point(d):
-    pass
     with pytest.warns(DefinitionMismatchWarning):
         fp = DoubledService(d, "7/10").fixed_point(30)
     assert fp.symbolic_check is False
@@ -94,3 +93,17 @@ def test_doubled_service_d1_too_many_levels_raises_not_old_value():
     from symloss.core.validation import BudgetError
     with pytest.warns(DefinitionMismatchWarning), pytest.raises(BudgetError):
         DoubledService(1, "7/10").fixed_point(30)
+
+
+
+def test_derived_quantities_follow_an_edited_drift():
+    # the closed-form shortcuts (E[Q], delay probability) must not keep the shipped values
+    m = ScaledArrival(2, "9/10")                     # lam' = 9/20
+    ref = Supermarket(2, "9/20")
+    with pytest.warns(DefinitionMismatchWarning):
+        q = m.mean_queue_length(25)
+    assert abs(q / ref.mean_queue_length(25) - 1) < mpmath.mpf(10) ** -20
+    with pytest.warns(DefinitionMismatchWarning):
+        p = m.delay_probability(25)
+    assert abs(p / ref.delay_probability(25) - 1) < mpmath.mpf(10) ** -20
+    assert abs(Supermarket(2, "9/10").mean_queue_length(25) - q) > 0.1   # the shipped value differs
