@@ -156,19 +156,16 @@ def test_cli_supermarket_huge_exponent(isolated):
     assert _one_line(isolated["cli_supermarket_huge_exponent"]), isolated["cli_supermarket_huge_exponent"]
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: 'verify --recheck FILE' with a missing file: traceback")
 def test_cli_verify_missing_file(capsys):
     status, _, err = run(capsys, ["verify", "--recheck", "/nonexistent/file.json"])
     assert_one_line_error(status, err, "recheck")
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: 'twoqueue 5 nan': the error does not name the argument rho")
 def test_cli_twoqueue_names_rho(capsys):
     status, _, err = run(capsys, ["twoqueue", "5", "nan"])
     assert_one_line_error(status, err, "rho")
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: no --debug option (issue 17 item 4: tracebacks only behind --debug)")
 def test_cli_debug_option(capsys):
     status, _, err = run(capsys, ["--debug", "erlang", "10", "5"])
     assert status == 0, err
