@@ -1,5 +1,5 @@
 """Adversarial probes of the families owned by other engineers in phase 1 of issue 17 (meanfield, finite_n,
-twoqueue, sweeps): what already holds is asserted; every defect found is recorded in ADVERSARIAL_FINDINGS.md
+twoqueue, sweeps): what already holds is asserted; every defect found is recorded in docs/accuracy_and_limits.md
 and marked ``xfail(strict=True)`` here, so the test turns red (XPASS) the day the defect is fixed and the
 marker has to go."""
 import math
@@ -49,7 +49,7 @@ from symloss import (
 
 pytestmark = pytest.mark.timeout(120)
 
-OTHERS = "phase 1: family owned by another engineer; see ADVERSARIAL_FINDINGS.md"
+OTHERS = "phase 1: family owned by another engineer; see docs/accuracy_and_limits.md"
 
 
 def _settled(outcome) -> bool:
