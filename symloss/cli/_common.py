@@ -309,7 +309,7 @@ def _g(x) -> str:
         return f"1e{len(s) - 1}" if s.strip("0") == "1" else s
     if isinstance(x, Fraction) and x.numerator == 1 and x.denominator > 10 ** 300:
         return "1e-" + str(len(str(x.denominator)) - 1)
-    return f"{x:g}".replace("e+", "e")
+    return re.sub(r"e([+-]?)0+(\d)", r"e\1\2", f"{x:g}".replace("e+", "e"))     # 1e9, 1e-9 (not 1e09)
 
 
 def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
