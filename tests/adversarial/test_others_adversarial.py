@@ -200,12 +200,10 @@ def test_simulate_seeds_and_inputs():
             simulate("random", N=10, C=2, rho=bad, events=1000)
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: simulate(events=10**15) starts a run of 1e15 events (no budget)")
 def test_simulate_events_budget(isolated):
     assert _settled(isolated["simulate_events_huge"]), isolated["simulate_events_huge"]
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: simulate(d=10**9) does not check d against the kernel's buffers")
 def test_simulate_d_budget(isolated):
     assert _settled(isolated["simulate_d_huge"]), isolated["simulate_d_huge"]
 
@@ -227,8 +225,6 @@ def test_exact_finite_n_types():
         exact_finite_n("power", 5, 2, float("nan"), 2)
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: exact_finite_n('random', 10**7, 10**6, 1.0) computes the state "
-                                       f"count (a >4300-digit integer) before the size check")
 def test_exact_finite_n_size_check_first(isolated):
     o = isolated["exact_huge"]
     assert _settled(o) and "states" in o.last_line, o
@@ -259,8 +255,6 @@ def test_finite_n_threshold_inputs():
         finite_n_threshold(2, 2, 3, 10 ** 6, method="exact")
 
 
-@pytest.mark.xfail(strict=True, reason=f"{OTHERS}: finite_n_threshold(method='simulation', events=10**15) has no "
-                                       f"event budget")
 def test_finite_n_threshold_events_budget(isolated):
     assert _settled(isolated["fnt_events_huge"]), isolated["fnt_events_huge"]
 
