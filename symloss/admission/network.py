@@ -105,8 +105,9 @@ def _param(x, name: str):
     f = real_float(v, name)
     lo, hi = PARAM_RANGE
     if not lo <= f <= hi:
+        shown = f"{f:.6g}" if 0 < f < float("inf") else repr(x)    # not a 300-digit Fraction repr
         raise ValueError(f"{name} must be a real number in [{lo:g}, {hi:g}] (so that rewards, logs and event "
-                         f"rates stay inside the float range), got {x!r}")
+                         f"rates stay inside the float range), got {shown}")
     return v
 
 

@@ -303,8 +303,13 @@ def parse_int(text, name: str, *, min_value: int | None = 1, max_value: int | No
     return v
 
 
-def _g(x: float) -> str:
-    return f"{x:g}".replace("e+", "e")
+def _g(x) -> str:
+    if isinstance(x, int) and x > 10 ** 300:       # beyond float: an exact power-of-ten bound
+        s = str(x)
+        return f"1e{len(s) - 1}" if s.strip("0") == "1" else s
+    if isinstance(x, Fraction) and x.numerator == 1 and x.denominator > 10 ** 300:
+        return "1e-" + str(len(str(x.denominator)) - 1)
+    return re.sub(r"e([+-]?)0+(\d)", r"e\1\2", f"{x:g}".replace("e+", "e"))     # 1e9, 1e-9 (not 1e09)
 
 
 def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
@@ -319,7 +324,7 @@ def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = Fa
     if exp is not None and exp > _MAX_EXPONENT:
         raise CliError(f"{name} = {text} is out of range (at most {_g(max_magnitude)})")
     if exp is not None and exp < -_MAX_EXPONENT:
-        raise CliError(f"{name} = {text} is out of range (at least {_g(1 / max_magnitude)} in magnitude, or 0)")
+        raise CliError(f"{name} = {text} is out of range (at least {_g(1 / max_magnitude) if max_magnitude <= 1e300 else _g(Fraction(1, int(max_magnitude)))} in magnitude, or 0)")
     try:
         v = Fraction(s)
     except (ValueError, ZeroDivisionError):

@@ -50,6 +50,13 @@ def register_accelerator(model_class, accelerator) -> None:
     >>> accelerator_for(PowerOfD(2, 2)).name
     'shooting'
     """
+    from .model import MeanFieldModel
+    if not (isinstance(model_class, type) and issubclass(model_class, MeanFieldModel)):
+        raise TypeError(f"model_class must be a MeanFieldModel subclass, got {model_class!r}")
+    missing = [a for a in ("name", "applies", "solve", "verify", "warn_on_mismatch") if not hasattr(accelerator, a)]
+    if missing:
+        raise TypeError(f"accelerator must have name, applies, solve, verify and warn_on_mismatch; "
+                        f"{type(accelerator).__name__} lacks {missing}")
     _ACCELERATORS[model_class] = accelerator
 
 

@@ -449,12 +449,18 @@ def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacem
     >>> chain.source, chain.rates[1]
     ('finite_n_transitions', U1 - U2)
     """
+    from ..core.validation import integer
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a MeanFieldModel (see symloss.define_model), got {type(model).__name__}")
+    N = integer(N, "N", min_value=1)              # once, at the boundary: 0, -1, 2.5, True, "5" refused
+    if sampling not in ("with_replacement", "without_replacement"):
+        raise ValueError(f"sampling must be 'with_replacement' or 'without_replacement', got {sampling!r}")
     key = model._definition_key()
     store = _CHAIN_CACHE if key is not None else model.__dict__.setdefault("_finite_n_chains", {})
-    full = (key, int(N), sampling)
+    full = (key, N, sampling)
     if full in store:
         return store[full]
-    chain = _build_chain(model, int(N), sampling)
+    chain = _build_chain(model, N, sampling)
     if len(store) > 256:
         store.clear()
     store[full] = chain

@@ -511,7 +511,7 @@ class Supermarket:
         dps : int, optional
             ``None``: float64 with SciPy ``solve_ivp`` (DOP853, ``rtol``/``atol``). An integer:
             mpmath's Taylor-series integrator ``odefun`` at ``dps`` digits, confirmed at a second
-            precision (values in ``OdeSolution.s_mp``).
+            precision (values in the ``s_mp`` field of the returned ``OdeSolution``).
         max_steps : int
             Budget of the explicit integrator, estimated up front as ``2 (d + 1) t_end`` steps
             (default ``10**6``): a longer horizon is refused at once (the solution is at the fixed

@@ -98,7 +98,8 @@ _METHOD_ADVICE = {
     "symbolic": "use method='exact' (rational rho, N <= 30) or 'mp'",
     "exact": "use method='mp' (N <= 200) or 'float' (N <= 10000)",
     "mp": "use method='float' (N <= 10000)",
-    "float": "N > 10000 needs more than 4 GB of memory (the joint law alone is 8 (N+1)^2 bytes)",
+    "float": ("N > 10000 is beyond the measured range (N = 10000 takes about 80 s, docs/twoqueue.md; "
+              "the joint law alone needs 8 (N+1)^2 bytes, 0.8 GB at N = 10000)"),
 }
 #: largest N for the float solver of a definition other than the stencil's (generated CSR kernels)
 GENERIC_FLOAT_LIMIT = 1000

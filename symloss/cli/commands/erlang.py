@@ -5,9 +5,10 @@ from fractions import Fraction
 
 from .._common import CliError, add_output, outputs, parse_dps, parse_real, write_json
 
-#: Largest C and a accepted (beyond this the incomplete-gamma evaluation leaves the float exponent
-#: range of the working precision heuristics).
-MAX_VALUE = 1e300
+#: Largest C and a the parser accepts: 1e400 (the decimal-exponent guard of the parsers, so no huge
+#: Fraction is ever built). Inside it erlang_b answers (e.g. E(1e400, 1)) or refuses quickly with a
+#: PrecisionError (one line), see docs/accuracy_and_limits.md.
+MAX_VALUE = 10 ** 400
 
 
 def _exact(text: str, name: str) -> Fraction:
