@@ -52,3 +52,23 @@ def test_subpackages_import_lazily_as_modules():
             "assert 'plot' not in symloss.__all__; "
             "assert all(isinstance(getattr(symloss, m), types.ModuleType) for m in symloss._SUBMODULES)")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT, env={**os.environ, "MPLBACKEND": "Agg"})
+
+
+def test_no_merge_conflict_markers():
+    """No source, doc or notebook file carries a left-over merge conflict marker."""
+    import re
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    pat = re.compile(r"^(<<<<<<< |>>>>>>> )", re.M)
+    bad = []
+    for sub in ("symloss", "tests", "docs", "proofs_check", "notebooks", "benchmarks", "examples"):
+        for p in (root / sub).rglob("*"):
+            if p.suffix in {".py", ".md", ".rst", ".toml", ".ipynb", ".txt", ".cfg"} and p.is_file() \
+                    and ".venv" not in p.parts and "_build" not in p.parts:
+                if pat.search(p.read_text(encoding="utf-8", errors="replace")):
+                    bad.append(str(p.relative_to(root)))
+    for name in ("README.md", "pyproject.toml", "CHANGELOG.md"):
+        p = root / name
+        if p.is_file() and pat.search(p.read_text(encoding="utf-8")):
+            bad.append(name)
+    assert not bad, f"merge conflict markers in {bad}"

@@ -557,11 +557,7 @@ def check_max_seconds(x, name: str = "max_seconds"):
 
 
 def check_max_bytes(x, name: str = "max_bytes") -> float:
-<<<<<<< HEAD
-    """``None`` (the default budget ``DEFAULT_MAX_BYTES``, 4 GiB) or a positive number of bytes."""
-=======
     """``None`` (the default budget ``DEFAULT_MAX_BYTES`` = 4 GiB) or a positive number of bytes."""
->>>>>>> i17b
     if x is None:
         return float(DEFAULT_MAX_BYTES)
     return real_float(x, name, lower=0, lower_open=True)
