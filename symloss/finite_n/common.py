@@ -51,6 +51,17 @@ def _check_common(policy, N, C, rho, d, sampling, *, max_N=None):
     return policy, N, C, rho_f, d, sampling
 
 
+def _check_nfull(nfull, N: int) -> np.ndarray:
+    """``nfull`` as a float array of integers in ``[0, N]`` (a scalar as a 0-d array), or an error naming it."""
+    from ..core.validation import integer, real_array
+    if np.ndim(nfull) == 0 and not isinstance(nfull, np.ndarray):
+        return np.asarray(float(integer(nfull, "nfull", min_value=0, max_value=N)))
+    m = real_array(nfull, "nfull", lower=0, upper=N)
+    if not np.all(m == np.floor(m)):
+        raise ValueError(f"nfull must hold integers (numbers of full servers) in [0, N={N}], got {nfull!r}")
+    return np.asarray(m, dtype=np.float64)
+
+
 def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "with_replacement"):
     r"""Probability that an arrival is lost when ``nfull`` of the ``N`` servers are full.
 
@@ -112,8 +123,8 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
     d = 1 if policy in ("random", "jsq") else check_int(d, "d", min_value=1)
     if policy in ("random", "jsq"):
         sampling = "with_replacement"
+    m = _check_nfull(nfull, N)
     chain = finite_n_chain(policy_model(policy, 1, d), N, sampling)
-    m = np.asarray(nfull, dtype=np.float64)
     cols = [N - m, m] if chain.state_kind == "occupancy" else [m]
     with np.errstate(all="ignore"):
         vals = np.asarray(chain._np_rates()[1](*cols, 1.0, float(N)), dtype=np.float64)

@@ -536,6 +536,9 @@ def _check_density_dependent(model, sampling, N):
                          "expansion does not describe it; use sampling='with_replacement'")
 
 
+RHO_MAX = 1e12      # measured: V, W agree at two precisions up to 1e12; from ~1e15 they do not
+
+
 def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None = 30, order: int = 2,
                        sampling: str = "with_replacement") -> RefinedMeanFieldResult:
     r"""Refined mean field of any model: the :math:`1/N` and :math:`1/N^2` terms of the blocking.
@@ -590,7 +593,7 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
         A model (any object with ``variables``, ``transitions()``, ``blocking_expr()``,
         ``fixed_point(rho, dps=)``), or "random", "retrial", "power" with ``C``, ``d``.
     rho : float
-        Load per server, ``> 0``.
+        Load per server, ``0 < rho <= 1e12`` (``RHO_MAX``; beyond it a ``ValueError``).
     C, d : int
         Only with a policy name.
     N : int, optional
@@ -642,6 +645,10 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
         if C is not None or d is not None:
             raise ValueError("C and d are given by the model object; pass them only with a policy name")
     check_real(rho, "rho", lower=0, lower_open=True)
+    if rho > RHO_MAX:
+        raise ValueError(f"rho must be in (0, {RHO_MAX:.0e}] for refined_mean_field, got rho={float(rho):.3g}: beyond "
+                         f"it the float64 expansion (rates of size rho against O(1) differences) loses the digits "
+                         f"of V and W; the blocking there is 1 - O(1/rho) (use the mean-field blocking)")
     check_choice(sampling, "sampling", SAMPLINGS)
     order = check_int(order, "order", min_value=1, max_value=2)
     if dps is not None:

@@ -445,7 +445,8 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
         ``max(events // 10, 10 * N * (rho + min(rho, C)))``; count level
         ``max(events // 10, 10 * R0)`` with ``R0`` the total rate at the initial state (about ten
         time units; the initial state is drawn from the random-routing product form for occupancy
-        and tail models).
+        and tail models). A default above ``MAX_DEFAULT_WARMUP`` (2e8 events) and above ten times
+        ``events`` is refused with its size (pass ``warmup`` explicitly).
     replications : int
         Independent replications (seeds from ``SeedSequence(seed).spawn(replications)``).
     seed : int, SeedSequence or None
@@ -537,6 +538,19 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
     return _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial)
 
 
+MAX_DEFAULT_WARMUP = 2 * 10 ** 8     # events (~10 s of the kernels); beyond it warmup= must be given
+
+
+def _default_warmup(w: int, events: int) -> int:
+    """The default warm-up (about ten time units), refused with its size when it dwarfs the request."""
+    if w > MAX_DEFAULT_WARMUP and w > 10 * events:
+        raise ValueError(f"warmup: the default warm-up (about ten time units of the chain) is {w:.3g} events "
+                         f"at this N and rho, more than MAX_DEFAULT_WARMUP={MAX_DEFAULT_WARMUP:.0e} and 10x the "
+                         f"{events} requested events; pass warmup= explicitly (0 if the initial state is "
+                         f"already stationary) or use a smaller N * rho")
+    return w
+
+
 def _check_total(events, warmup, replications):
     total = (events + warmup) * replications
     if total > _MAX_TOTAL_EVENTS:
@@ -572,7 +586,7 @@ def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sa
     if N * C >= 2 ** 31:
         raise ValueError(f"N * C must be < 2**31, got N = {N}, C = {C}")
     if warmup is None:
-        warmup = max(events // 10, int(math.ceil(10 * N * (rho_f + min(rho_f, C)))))
+        warmup = _default_warmup(max(events // 10, int(math.ceil(10 * N * (rho_f + min(rho_f, C))))), events)
     _check_total(events, warmup, replications)
     mod, compile_time = _kernel()
     nb = N_BATCHES if events >= N_BATCHES else 1
@@ -694,7 +708,7 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
         mod.rates_at(s, rho_f, float(N), rates0)
         if warmup is None:
             R0 = float(np.sum(np.clip(rates0, 0, None)))
-            w = max(events // 10, int(math.ceil(10 * R0)) if math.isfinite(R0) else events)
+            w = _default_warmup(max(events // 10, int(math.ceil(10 * R0)) if math.isfinite(R0) else events), events)
         else:
             w = warmup
         if warm_used is None:

@@ -130,8 +130,13 @@ class BlockingSeries(ResultMixin):
         """The sum of the kept terms (no ``O`` term)."""
         return sum((c * RHO ** k for c, k in self.terms), sp.Integer(0))
 
-    def evaluate(self, rho, *, dps: int = DEFAULT_DPS, terms: int | None = None):
+    def evaluate(self, rho, *, dps: int = DEFAULT_DPS, terms: int | None = None, check: bool = True):
         """Partial sum of the first ``terms`` terms (default: all) at ``rho``.
+
+        With ``check`` (default), a partial sum outside ``[0, 1]`` (``rho`` far outside the range where
+        the truncated expansion approximates a blocking probability) is refused with a ``ValueError``;
+        ``check=False`` returns the polynomial value regardless. The expansion has no remainder
+        bound: :meth:`evaluate_next` estimates the truncation error.
 
         Parameters
         ----------
@@ -141,6 +146,8 @@ class BlockingSeries(ResultMixin):
             Significant digits, ``5 <= dps <= 100000``.
         terms : int, optional
             Number of terms summed, ``0 <= terms <= len(self.terms)``.
+        check : bool
+            Refuse a partial sum outside ``[0, 1]`` (see above).
 
         Returns
         -------
@@ -149,7 +156,7 @@ class BlockingSeries(ResultMixin):
         Raises
         ------
         ValueError
-            If an argument is out of range.
+            If an argument is out of range, or (``check``) the partial sum is not in ``[0, 1]``.
 
         Examples
         --------
@@ -165,10 +172,14 @@ class BlockingSeries(ResultMixin):
         k = len(self.terms) if terms is None else check_int(terms, "terms", min_value=0, max_value=len(self.terms))
         with mpmath.workdps(dps + 15):
             r = to_mpf(rho)
-            s = mpmath.mpf(0)
-            for c, e in self.terms[:k]:
-                s += _rat_mpf(c) * r ** e
-            return rounded(s, dps)
+            vals = [_rat_mpf(c) * r ** e for c, e in self.terms[:k]]
+            total = mpmath.fsum(vals)
+            if check and k > 0 and not (0 <= total <= 1):
+                raise ValueError(f"rho={mpmath.nstr(r, 6)} is outside the range of this expansion at {self.at}: "
+                                 f"the partial sum {mpmath.nstr(total, 3)} is not a probability (terms from "
+                                 f"{mpmath.nstr(vals[0], 3)} to {mpmath.nstr(vals[-1], 3)}); use the certified "
+                                 f"blocking, or check=False for the polynomial value")
+            return rounded(total, dps)
 
     def evaluate_next(self, rho, *, dps: int = DEFAULT_DPS):
         """The first omitted term at ``rho`` (an estimate of the truncation error).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from .records import _plain
@@ -26,6 +27,8 @@ def _axis_values(name: str, values) -> list:
         raise TypeError(f"axis {name!r} must be a scalar or a sequence of values, got a mapping")
     return [values] if _is_scalar(values) else list(values)
 
+
+MAX_POINTS = 10_000_000     # points of one grid (each is a dict: about 1 KB with its store row)
 
 class Grid(Sequence):
     """An ordered, immutable sequence of parameter points (dicts with string keys).
@@ -68,6 +71,11 @@ class Grid(Sequence):
         """Cartesian product of the axes, the first axis varying slowest (like ``itertools.product``)."""
         names = list(axes)
         values = [_axis_values(n, axes[n]) for n in names]
+        size = math.prod(len(v) for v in values)
+        if size > MAX_POINTS:
+            detail = " x ".join(f"{n}: {len(v)}" for n, v in zip(names, values))
+            raise ValueError(f"grid: {size:,} points ({detail}) is more than MAX_POINTS={MAX_POINTS:,} (every point "
+                             f"is stored in memory and in the sweep's store); split the sweep or coarsen an axis")
         return cls(dict(zip(names, combo)) for combo in itertools.product(*values))
 
     @classmethod

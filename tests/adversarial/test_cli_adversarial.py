@@ -11,7 +11,7 @@ from symloss.cli import main
 
 pytestmark = pytest.mark.timeout(120)
 
-OTHERS = "phase 1: symloss.cli is owned by another engineer; see docs/accuracy_and_limits.md"
+OTHERS = "open defect (docs/accuracy_and_limits.md, section Open)"
 
 
 def run(capsys, argv):
@@ -117,6 +117,7 @@ def test_cli_erlang_uncertifiable(isolated):
 def test_cli_blocking_overflow(isolated):
     # was an OverflowError traceback; now the certified value, the same as the API's (independent process)
     import mpmath
+
     from symloss import PowerOfD
     o = isolated["cli_blocking_overflow"]
     assert o.finished and o.rc == 0 and not o.stderr_lines, o

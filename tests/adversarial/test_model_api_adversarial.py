@@ -4,10 +4,8 @@ public name is probed; errors are TypeError/ValueError naming the argument; nump
 import numpy as np
 import pytest
 import sympy
-
 from adversarial_strategies import covers, invalid_type_values
 
-import symloss
 from symloss import (
     RHO,
     CertifiedComparison,
