@@ -56,6 +56,24 @@ def main():
     print(f"baseline numpy-vectorised recursion (10^5 pairs, time x10): {t_np:.3f} s (ratio {t_np / t_vec:.1f}x);"
           f" max rel. difference {np.max(np.abs(e - v[:k]) / np.maximum(e, 1e-300)):.2e}")
 
+    # scalar calls (issue 17: the input layer must not cost what it protects; target <= 2 us at C <= 1000)
+    # against a plain Python float recursion in the same run
+    import timeit
+
+    def plain(C, a):
+        e = 1.0
+        for n in range(1, C + 1):
+            e = a * e / (n + a * e)
+        return e
+    for Cs, As in ((10, 7.5), (100, 80.0), (1000, 950.0)):
+        n = 20000
+        erlang_b_float(Cs, As)
+        t_s = min(timeit.repeat(lambda: erlang_b_float(Cs, As), number=n, repeat=5)) / n
+        t_p = min(timeit.repeat(lambda: plain(Cs, As), number=max(1, n // Cs), repeat=5)) / max(1, n // Cs)
+        print(f"scalar erlang_b_float({Cs}, {As}): {t_s * 1e6:6.2f} us (target <= 2 us); plain float recursion "
+              f"{t_p * 1e6:8.2f} us (ratio {t_p / t_s:6.1f}x); rel. difference "
+              f"{abs(erlang_b_float(Cs, As) / plain(Cs, As) - 1):.1e}")
+
     t = median_time(lambda: erlang_b_capacity(10**6, 1e-3), repeat=11)
     print(f"erlang_b_capacity(10**6, 1e-3) = {erlang_b_capacity(10**6, 1e-3)}: median {t * 1e3:.2f} ms (target <= 50 ms)")
 
