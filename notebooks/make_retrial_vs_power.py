@@ -15,8 +15,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 CELLS = [
     ("md", r"""# Retrial-of-$d$ versus power-of-$d$ in loss systems (mean field)
 
-Seed 000 (Cuesta, Jonckheere, Prabhu, Brun, *Retrials in Loss Systems: Mean-Field Analysis, Erlang
-Bounds, and Power-of-$d$ Comparison*, arXiv 2611.06267); notation of `MATH.md` section 2.
+D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, *Retrials in Loss Systems: Mean-Field Analysis, Erlang
+Bounds, and Power-of-$d$ Comparison*, arXiv 2611.06267 (2026); notation of `docs/meanfield.md`.
 $N$ servers of capacity $C$, Poisson arrivals of rate $N\lambda$, service rate $\mu = 1$, load
 $\rho = \lambda/\mu$ per server.
 
@@ -150,7 +150,7 @@ print([p.name for p in plot.savefig(fig, FIG_DIR / "retrial_vs_power_ratio.pdf",
 plt.show()"""),
     ("md", r"""### Convergence of the fluid ODE
 
-Seed 000 proves global convergence of the retrial fluid model to its unique fixed point. The
+The paper (Cuesta et al. 2026) proves global convergence of the retrial fluid model to its unique fixed point. The
 stiff-safe integrator (`model.ode`, LSODA with the exact Jacobian) from random initial states: the
 distance of the blocking to the certified fixed point decays exponentially for both policies."""),
     ("code", r"""rng = np.random.default_rng(20261130)
@@ -175,7 +175,7 @@ plt.show()"""),
     ("md", r"""## 5. Threshold loads
 
 `threshold_load(C, d, dt)` is the load above which retrial-of-$\tilde d$ blocks strictly less than
-power-of-$d$ at every larger load, 0 when that holds at every load (seed 000, claims 3 and 4). It is
+power-of-$d$ at every larger load, 0 when that holds at every load (Cuesta et al. 2026, claims 3 and 4; the claim identifiers `seed000.*` are explained in `docs/papers.md`). It is
 the largest crossing of $\log B_{ret}(\tilde d) - \log B_{pod}(d)$, each crossing certified to the
 requested digits (see `docs/meanfield.md` for the search guarantee)."""),
     ("code", r"""rows = []

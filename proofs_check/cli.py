@@ -23,8 +23,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="only claims whose id matches GLOB (repeatable), e.g. 'seed000.*'")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
     p.add_argument("--quick", action="store_true",
-                   help="a quick selection: Erlang-B identities, seed 000 for C <= 5, the exact claims of the "
-                        "other seeds (proofs_check.core.QUICK_SELECTION)")
+                   help="a quick selection: Erlang-B identities, the retrial-vs-power claims (paper 1) for C <= 5, the "
+                        "exact claims of papers 2-4 (proofs_check.core.QUICK_SELECTION)")
     add_output(p, "json", "the results and certificates (with provenance) as JSON")
     p.add_argument("--recheck", metavar="PATH",
                    help="re-verify the certificates in a JSON file written by --json (no search)")
