@@ -52,6 +52,7 @@ from ..core.validation import (
     choice,
     real_float,
 )
+from . import definition as _definition
 from .policies import PFI, SSS, TrunkReservation, WindowDP
 from .results import (
     Decomposition,
@@ -141,6 +142,21 @@ class OverloadedLossNetwork:
     4
     """
 
+    #: the transition rules (the one definition, :mod:`symloss.admission.definition`); a subclass may
+    #: replace them: trunk_reservation and fluid_reward follow, the fast paths refuse
+    rules = _definition.RULES
+
+    def _rules_shipped(self) -> bool:
+        return _definition.is_shipped(tuple(type(self).rules))
+
+    def _require_shipped(self, what: str) -> None:
+        if not self._rules_shipped():
+            from ..core.model import ModelDefinitionError
+            raise ModelDefinitionError(
+                f"{type(self).__name__}.{what}: this method is a fast path written for the shipped rules "
+                f"(symloss.admission.definition.RULES) and the rules of this class differ from them; "
+                f"trunk_reservation and fluid_reward are generated from the rules and follow the edit")
+
     def __init__(self, N, lam_H, lam_L, r_H, r_L, mu=1):
         self.N = check_int(N, "N", min_value=1, max_value=10**7)
         self.lam_H = _param(lam_H, "lam_H")
@@ -187,16 +203,36 @@ class OverloadedLossNetwork:
         ``Decimal``), else the float nearest to the exact value (computed in rational arithmetic from
         the exact inputs and rounded once).
         """
-        vals = (self.lam_H, self.mu, self.r_H, self.r_L)
-        lH, mu, rH, rL = (_exact_fraction(v) for v in vals)
-        value = self.N * (rH * lH + rL * (mu - lH))
-        if all(_is_rational(v) for v in vals):
+        value = self._fluid_exact()
+        if all(_is_rational(v) for v in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L)):
             return value
         return float(value)
+
+    def _fluid_exact(self) -> Fraction:
+        """:meth:`fluid_reward` as an exact ``Fraction`` of the exact inputs."""
+        vals = (self.lam_H, self.mu, self.r_H, self.r_L)
+        lH, mu, rH, rL = (_exact_fraction(v) for v in vals)
+        if self._rules_shipped():
+            value = self.N * (rH * lH + rL * (mu - lH))
+        else:
+            # generated from the rules: offered rates aH, aL at the full state, service capacity dep(N);
+            # in overload (aH < dep(N) < aH + aL) the LP takes all H and fills the rest with L
+            lL = _exact_fraction(self.lam_L)
+            args = (self.N, self.N, lH, lL, mu)
+            rules = tuple(type(self).rules)
+            aH = _definition.exact_rate(rules, "H", *args)
+            aL = _definition.exact_rate(rules, "L", *args)
+            cap = _definition.exact_rate(rules, None, *args)
+            if not (aH < cap < aH + aL):
+                raise ValueError(f"the rules of {type(self).__name__} are not overloaded at these parameters: "
+                                 f"offered H {aH}, offered L {aL}, capacity {cap} (need H < capacity < H + L)")
+            value = rH * aH + rL * (cap - aH)
+        return value
 
     def fluid_expr(self, evaluate: bool = False):
         """SymPy closed form of :meth:`fluid_reward` in the symbols ``N, lambda_H, mu, r_H, r_L``
         (all positive); ``evaluate=True`` substitutes this model's parameters (exactly)."""
+        self._require_shipped("fluid_expr")
         import sympy as sp
         N, lH, mu, rH, rL = sp.symbols("N lambda_H mu r_H r_L", positive=True)
         expr = N * (rH * lH + rL * (mu - lH))
@@ -221,6 +257,7 @@ class OverloadedLossNetwork:
         ``Sum``\ s); ``evaluate=True`` substitutes this model's parameters and a symbol-free ``K`` is
         still needed: use ``expr.subs(K, k).doit()`` for an exact rational at small ``N``.
         """
+        self._require_shipped("trunk_reservation_expr")
         import sympy as sp
         N, K = sp.symbols("N K", integer=True, nonnegative=True)
         n = sp.Symbol("n", integer=True, nonnegative=True)
@@ -351,38 +388,52 @@ class OverloadedLossNetwork:
         dps = check_dps(dps)
         N, m = self.N, self.N - K
 
+        shipped = self._rules_shipped()
+        fH, fL, fD = _definition.rates(tuple(type(self).rules))
+
         def compute(wdps):
             with mpmath.workdps(wdps):
                 lH, lL, mu, rH, rL = (self._mp(x) for x in (self.lam_H, self.lam_L, self.mu, self.r_H, self.r_L))
-                a, b = N * (lH + lL) / mu, N * lH / mu
-                # w_n = a^n/n! increases on n <= m (a > N >= n), so the head n < n_start can be
-                # dropped once w_n/w_m < 10^-(wdps+10)/(N+1)^2: its share of every sum below
-                # (weights up to N) is then < 10^-(wdps+10).
-                n_start = self._head_cut(m, wdps)
+                prm = (N, lH, lL, mu)
+                # birth-death chain generated from the rules: birth(n) = offered H (n < N) + offered L
+                # (n < N - K), death(n) = departure rate; w_n = w_{n-1} birth(n-1) / death(n).
+                # For the shipped rules w_n = a^n/n! increases on n <= m (a > N >= n), so the head
+                # n < n_start can be dropped once w_n/w_m < 10^-(wdps+10)/(N+1)^2: its share of every
+                # sum below (weights up to N) is then < 10^-(wdps+10). An edited definition sums it all.
+                n_start = self._head_cut(m, wdps) if shipped else 0
                 w = mpmath.mpf(1)
                 Z = mpmath.mpf(0)
                 below = mpmath.mpf(0)
                 idle = mpmath.mpf(0)
-                for n in range(n_start, N + 1):
-                    if n > n_start:
-                        w = w * (a if n <= m else b) / n
+                dep = mpmath.mpf(0)
+                for k in range(n_start, N + 1):
+                    if k > n_start:
+                        birth = fH(k - 1, *prm) + (fL(k - 1, *prm) if k - 1 < m else 0)
+                        death = fD(k, *prm)
+                        if not death > 0:
+                            raise ValueError(f"the departure rate of the rules is {death} at n={k}: not a "
+                                             f"birth-death chain with a stationary law on 0..N")
+                        w = w * birth / death
                     Z += w
-                    if n < m:
+                    if k < m:
                         below += w
-                    idle += (N - n) * w
+                    idle += (N - k) * w
+                    dep += fD(k, *prm) * w
                 pN = w / Z
                 pb = below / Z
                 Eidle = idle / Z
-                reward = rH * N * lH * (1 - pN) + rL * N * lL * pb
-                lost = N * lH * pN
-                regret = (rH - rL) * lost + rL * mu * Eidle
+                Edep = dep / Z
+                aH, aL, cap = fH(N, *prm), fL(N, *prm), fD(N, *prm)
+                reward = rH * aH * (1 - pN) + rL * aL * pb
+                lost = aH * pN
+                # fluid - reward by flow balance (admitted rate = mean departure rate), no cancellation
+                regret = (rH - rL) * lost + rL * (cap - Edep)
                 return [reward, regret, lost, Eidle, pN]
 
         vals = agree_at_two_precisions(compute, dps, what=f"trunk reservation K={K}")
         reward, regret, lost, Eidle, pN = vals
         with mpmath.workdps(dps + 10):
-            lH, mu, rH, rL = (self._mp(x) for x in (self.lam_H, self.mu, self.r_H, self.r_L))
-            direct = N * (rH * lH + rL * (mu - lH)) - reward      # fluid - reward, from the agreed reward
+            direct = self._mp(self._fluid_exact()) - reward      # fluid - reward, from the agreed reward
         with mpmath.workdps(dps):
             resid = +(direct - regret)
         return TrunkReservationReward(K=K, reward=reward, regret=regret, lost_H_rate=lost, mean_idle=Eidle,
@@ -408,6 +459,7 @@ class OverloadedLossNetwork:
 
         Cost O(N) floats + O(N) mpmath operations; about 0.1 s at ``N = 10^4``.
         """
+        self._require_shipped("online_optimal")
         dps = check_dps(dps)
         key = dps
         if key in self._online_cache:
@@ -463,6 +515,7 @@ class OverloadedLossNetwork:
 
     def online_bias(self):
         """The bias ``h(n)``, ``n = 0..N`` (``h(0) = 0``) of the optimal online policy (float64)."""
+        self._require_shipped("online_bias")
         opt = self.online_optimal()
         if opt.threshold not in self._bias_cache:
             g = float(opt.reward)
@@ -484,6 +537,7 @@ class OverloadedLossNetwork:
         ``max_events`` (default ``1e8``) and the path's memory while it is drawn (about 40 bytes per
         event) may not exceed ``max_bytes`` (default 4 GiB).
         """
+        self._require_shipped("sample_path")
         horizon = real_float(horizon, "horizon", lower=0, lower_open=True)
         max_events = real_float(max_events, "max_events", lower=0, lower_open=True)
         max_bytes = check_max_bytes(max_bytes)
@@ -550,6 +604,7 @@ class OverloadedLossNetwork:
         Budget: the ``N x events`` state updates may not exceed ``max_work`` (default ``2e10``, about
         10-60 s); checked before the run.
         """
+        self._require_shipped("offline_optimal")
         path = self._check_path(path)
         n0 = self._n0(n0)
         _, _, _, rH, rL = self._floats()
@@ -576,6 +631,7 @@ class OverloadedLossNetwork:
         exceed ``max_work`` (default ``2e10``): the expected work of SSS and WindowDP is checked
         before the run, and the kernel counts the actual work (PFI's first-passage scans have no
         a-priori bound) and stops with a :class:`~symloss.core.validation.BudgetError` past it."""
+        self._require_shipped("evaluate")
         path = self._check_path(path)
         max_work = real_float(max_work, "max_work", lower=0, lower_open=True)
         n0 = self._n0(n0)
@@ -627,6 +683,7 @@ class OverloadedLossNetwork:
     def sample_jobs(self, horizon, seed=None) -> JobSample:
         """Jobs of the job-duration variant on ``[0, horizon]``: Poisson arrivals of both classes,
         each with its own exponential(mu) service duration."""
+        self._require_shipped("sample_jobs")
         horizon = real_float(horizon, "horizon", lower=0, lower_open=True)
         lH, lL, mu, _, _ = self._floats()
         N = self.N
@@ -658,6 +715,7 @@ class OverloadedLossNetwork:
         by :math:`\Theta(N)` (about 1.6-1.8 per server against 1.5 at the parameters of Bray (2026)). A
         greedy feasible schedule (accept whenever a server is free) is reported as a lower bound.
         """
+        self._require_shipped("offline_interval_lp")
         if not isinstance(jobs, JobSample):
             raise TypeError(f"jobs must be a JobSample from sample_jobs(), got {type(jobs).__name__}")
         if jobs.N != self.N:
@@ -737,6 +795,7 @@ class OverloadedLossNetwork:
         ``2e11``, a few minutes); checked before the first path is drawn. Each path also obeys the
         budgets of :meth:`sample_path`.
         """
+        self._require_shipped("decomposition")
         import time
         t0 = time.perf_counter()
         horizon = real_float(horizon, "horizon", lower=0, lower_open=True)

@@ -1,6 +1,6 @@
 r"""Asymptotic regimes of the two-queue JSQ loss model, derived by SymPy from the model's rules.
 
-Everything below starts from a rule table (:mod:`.definition`; the Yao-Knessl model by default) and is
+Everything below starts from a rule table (:mod:`symloss.twoqueue.definition`; the Yao-Knessl model by default) and is
 derived, not typed:
 
 1. **Lumped balance equations** (:func:`lumped_equations`). The rules are evaluated *symbolically*

@@ -1,0 +1,96 @@
+r"""The one definition of the overloaded two-class loss network (Bray 2026): its transition rules.
+
+The busy count ``n`` (``0 <= n <= N``) of ``N`` servers moves by the rules below. An arrival of class
+``c`` is *offered* at rate ``rate``; the admission policy decides whether it is taken (then ``n -> n + 1``
+and the reward ``r_c`` is earned). A departure happens at rate ``rate`` and is never controlled.
+
+=========  ======  ============================  =========
+rule       jump    rate                          class
+=========  ======  ============================  =========
+arrival H  ``+1``  :math:`N \lambda_H`           ``"H"``
+arrival L  ``+1``  :math:`N \lambda_L`           ``"L"``
+departure  ``-1``  :math:`n \mu`                 ``None``
+=========  ======  ============================  =========
+
+:class:`~symloss.admission.network.OverloadedLossNetwork` reads its rules from the class attribute
+``rules`` (this table by default). The exact trunk-reservation solver and the fluid bound are
+generated from the rules (lambdified to mpmath and to exact rationals); the hand-written fast paths
+(the online MDP in log space, the numba sample-path and offline kernels, the interval LP) assume the
+shipped table and refuse, with :class:`~symloss.core.model.ModelDefinitionError`, a network whose
+rules differ from it (an exact SymPy comparison). Mutation tests: ``tests/admission/test_definition.py``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import sympy as sp
+
+__all__ = ["Rule", "RULES", "n", "N", "lam_H", "lam_L", "mu", "is_shipped", "rates"]
+
+n, N = sp.symbols("n N", nonnegative=True, integer=True)
+lam_H, lam_L, mu = sp.symbols("lambda_H lambda_L mu", positive=True)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One transition: ``jump`` of the busy count at ``rate`` (SymPy, in ``n, N, lam_H, lam_L, mu``);
+    ``cls`` is ``"H"``/``"L"`` for an arrival the policy may admit, ``None`` for a departure."""
+    name: str
+    jump: int
+    rate: sp.Expr
+    cls: str | None
+
+
+RULES = (
+    Rule("arrival H", +1, N * lam_H, "H"),
+    Rule("arrival L", +1, N * lam_L, "L"),
+    Rule("departure", -1, n * mu, None),
+)
+
+
+def _check(rules) -> None:
+    from ..core.model import ModelDefinitionError
+    classes = [r.cls for r in rules]
+    if sorted(c for c in classes if c is not None) != ["H", "L"] or classes.count(None) != 1:
+        raise ModelDefinitionError("admission rules need exactly one arrival rule of class 'H', one of class 'L' "
+                                   f"and one departure (cls=None), got classes {classes}")
+    for r in rules:
+        if r.jump != (1 if r.cls is not None else -1):
+            raise ModelDefinitionError(f"rule {r.name!r}: an arrival jumps by +1 and a departure by -1, got {r.jump}")
+        extra = sp.sympify(r.rate).free_symbols - {n, N, lam_H, lam_L, mu}
+        if extra:
+            raise ModelDefinitionError(f"rule {r.name!r}: rate {r.rate} uses unknown symbols {sorted(map(str, extra))}")
+
+
+@lru_cache(maxsize=32)
+def is_shipped(rules) -> bool:
+    """Exact SymPy identity of ``rules`` with ``RULES`` (same classes, jumps and rates)."""
+    if rules is RULES:
+        return True
+    _check(rules)
+    by = {r.cls: r for r in rules}
+    return all(by[s.cls].jump == s.jump and sp.simplify(sp.sympify(by[s.cls].rate) - s.rate) == 0 for s in RULES)
+
+
+@lru_cache(maxsize=32)
+def rates(rules):
+    """``(arrival_H, arrival_L, departure)``: functions ``f(n, N, lam_H, lam_L, mu)`` lambdified from the
+    rules (mpmath, so exact ``Fraction``/mpf inputs stay exact or at the working precision)."""
+    _check(rules)
+    by = {r.cls: r for r in rules}
+    args = (n, N, lam_H, lam_L, mu)
+    return tuple(sp.lambdify(args, sp.sympify(by[c].rate), modules="mpmath") for c in ("H", "L", None))
+
+
+def exact_rate(rules, cls, n_value, N_value, lam_H_value, lam_L_value, mu_value) -> Fraction:
+    """The rate of the rule of class ``cls`` (``"H"``, ``"L"`` or ``None``) at exact rational values."""
+    _check(rules)
+    rule = next(r for r in rules if r.cls == cls)
+    sub = {n: n_value, N: N_value, lam_H: lam_H_value, lam_L: lam_L_value, mu: mu_value}
+    v = sp.nsimplify(sp.sympify(rule.rate).subs({k: sp.Rational(Fraction(x).numerator, Fraction(x).denominator)
+                                                 for k, x in sub.items()}))
+    if not v.is_Rational:
+        raise ValueError(f"rule {rule.name!r}: rate {rule.rate} is not rational at rational parameters ({v})")
+    return Fraction(int(v.p), int(v.q))
