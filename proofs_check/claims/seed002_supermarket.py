@@ -41,7 +41,17 @@ def _identities() -> dict[str, sp.Expr]:
         return (d ** j - 1) / (d - 1)
 
     sk, sk1 = sp.Symbol("s_k", positive=True), sp.Symbol("s_kp1", positive=True)
-    return {
+    # the equation proved below is the definition's own: the rows of Supermarket.drift (symbolic lam, d)
+    # minus the template lam (s_{k-1}^d - s_k^d) - (s_k - s_{k+1}) for interior rows k = 1..3 (K = 4)
+    from symloss import Supermarket
+    model = Supermarket(2, Fraction(1, 2))
+    rows = model.drift(4, symbolic_parameters=True)
+    lam_d = sp.Symbol("lambda", positive=True)
+    d_d = sp.Symbol("d", positive=True, integer=True)
+    sv = (sp.Integer(1),) + tuple(model.symbols(4))
+    template = {f"definition: Supermarket.drift row {j} - template":
+                rows[j - 1] - (lam_d * (sv[j - 1] ** d_d - sv[j] ** d_d) - (sv[j] - sv[j + 1])) for j in (1, 2, 3)}
+    return {**template,
         "exponent: 1 + d*e(k-1) - e(k)": 1 + d * e(k - 1) - e(k),
         "recursion: log(lam*s(k-1)**d) - log(s(k))":
             sp.expand_log(sp.log(lam * (lam ** e(k - 1)) ** d) - sp.log(lam ** e(k)), force=True),
@@ -56,9 +66,19 @@ def _simplify(expr) -> sp.Expr:
 
 
 def _exact_case(d: int, lam: Fraction, K: int) -> tuple[list[Fraction], list[Fraction]]:
+    """s_k = lam^e_k and the residuals of the definition's own truncated drift (Supermarket.drift(K),
+    exact rationals) at it: rows 1..K-1 must vanish, row K equals -s_{K+1} (the truncation s_{K+1} = 0),
+    so the residual reported for row K is drift_K + s_{K+1}."""
+    from symloss import Supermarket
     e = [j if d == 1 else (d ** j - 1) // (d - 1) for j in range(K + 2)]
     s = [lam ** ej for ej in e]
-    res = [lam * (s[j - 1] ** d - s[j] ** d) - (s[j] - s[j + 1]) for j in range(1, K + 1)]
+    m = Supermarket(d, lam)
+    rows = m.drift(K).subs({x: sp.Rational(v.numerator, v.denominator) for x, v in zip(m.symbols(K), s[1:K + 1])})
+    res = []
+    for r in rows:
+        r = sp.Rational(r)                       # exact: the substitution of rationals into a polynomial
+        res.append(Fraction(int(r.p), int(r.q)))
+    res[-1] += s[K + 1]
     return s, res
 
 

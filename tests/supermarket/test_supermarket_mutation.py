@@ -107,3 +107,23 @@ def test_derived_quantities_follow_an_edited_drift():
         p = m.delay_probability(25)
     assert abs(p / ref.delay_probability(25) - 1) < mpmath.mpf(10) ** -20
     assert abs(Supermarket(2, "9/10").mean_queue_length(25) - q) > 0.1   # the shipped value differs
+
+
+def test_fixed_point_claim_is_checked_on_the_definition(monkeypatch):
+    # the claim seed002.fixed_point proves the closed form for the equations of Supermarket.drift: an
+    # edited drift makes the stored certificate fail its re-check and the search not PROVED
+    import proofs_check.claims.seed002_supermarket as claim
+    from proofs_check.core import CertificateError, Status
+    cert = claim._prove()
+    assert cert.status == Status.PROVED and claim._recheck(cert.data) == Status.PROVED
+    orig = Supermarket.drift
+
+    def edited(self, K=None, *, symbolic_parameters=False):
+        rows = orig(self, K, symbolic_parameters=symbolic_parameters)
+        K = rows.shape[0]
+        s = (sp.Integer(1),) + tuple(self.symbols(K)) + (sp.Integer(0),)
+        return sp.Matrix([rows[k - 1] - (s[k] - s[k + 1]) for k in range(1, K + 1)])   # doubled service
+    monkeypatch.setattr(Supermarket, "drift", edited)
+    with pytest.raises(CertificateError):
+        claim._recheck(cert.data)
+    assert claim._prove().status != Status.PROVED
