@@ -17,7 +17,7 @@ departure  ``-1``  :math:`n \mu`                 ``None``
 generated from the rules (lambdified to mpmath and to exact rationals); the hand-written fast paths
 (the online MDP in log space, the numba sample-path and offline kernels, the interval LP) assume the
 shipped table and refuse, with :class:`~symloss.core.model.ModelDefinitionError`, a network whose
-rules differ from it (an exact SymPy comparison). Mutation tests: ``tests/admission/test_definition.py``.
+rules differ from it (an exact SymPy comparison). Mutation tests: ``tests/admission/test_admission_definition.py``.
 """
 from __future__ import annotations
 
