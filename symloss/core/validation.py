@@ -43,6 +43,7 @@ from __future__ import annotations
 import decimal
 import math
 import numbers
+import os
 import re
 import time
 from fractions import Fraction
@@ -548,6 +549,21 @@ def _check_array_range(arr, name, lower, lower_open, upper, upper_open):
 # --------------------------------------------------------------------------------------------------
 # budgets
 # --------------------------------------------------------------------------------------------------
+
+def check_output_path(path, name: str = "path") -> str:
+    """``path`` as a string, after checking that a file can be written there (before any work):
+    ``TypeError`` unless a ``str``/``os.PathLike``; ``FileNotFoundError`` when its directory does not
+    exist; ``PermissionError`` when that directory is not writable."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
+    path = os.fspath(path)
+    parent = os.path.dirname(os.path.abspath(os.path.expanduser(path)))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(f"{name}={path!r}: the directory {parent!r} does not exist (cannot write {path!r})")
+    if not os.access(parent, os.W_OK):
+        raise PermissionError(f"{name}={path!r}: the directory {parent!r} is not writable (cannot write {path!r})")
+    return path
+
 
 def check_max_seconds(x, name: str = "max_seconds"):
     """``None`` (no time limit) or a positive finite number of seconds, as float."""

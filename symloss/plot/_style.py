@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import numpy as np
+
+from ..core.validation import check_output_path
 
 __all__ = ["figure_size", "new_figure", "paper_style", "symlog_ticks", "tidy_log_axes", "place_legend",
            "legend_overlaps_data", "savefig", "log10_values",
@@ -499,11 +500,7 @@ def savefig(fig, path, *, formats: Iterable[str] | None = None, provenance: Mapp
             raise ValueError(f"formats must be among 'pdf', 'png', 'svg', got {list(formats)!r}")
         targets = [(path.with_suffix("." + f), f) for f in fmts]
     for target, _ in targets:
-        parent = target.resolve().parent
-        if not parent.is_dir():
-            raise FileNotFoundError(f"directory {str(parent)!r} does not exist (cannot write {str(target)!r})")
-        if not os.access(parent, os.W_OK):
-            raise PermissionError(f"cannot write to {str(parent)!r}")
+        check_output_path(target, "path")
     info = dict(getattr(fig, "_symloss", {}) or {})
     prov = dict(provenance) if provenance is not None else make_provenance(
         dps=info.get("dps"), seed=info.get("seed"), figure=info.get("figure"))

@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from ..core.results import ResultMixin
+from ..core.validation import check_output_path
 from .functions import _call, resolve_function
 from .grid import Grid
 from .records import canonical_params, to_jsonable
@@ -306,19 +307,6 @@ def _as_points(points) -> list[dict]:
     return list(Grid(points))
 
 
-def _check_store_path(store) -> None:
-    """The store's directory exists and is writable (checked before anything is computed)."""
-    import os
-    from pathlib import Path
-    if not isinstance(store, (str, os.PathLike)):
-        raise TypeError(f"store must be a path (str or os.PathLike), got {type(store).__name__}")
-    parent = Path(store).expanduser().resolve().parent
-    if not parent.is_dir():
-        raise FileNotFoundError(f"store={str(store)!r}: the directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise PermissionError(f"store={str(store)!r}: the directory {str(parent)!r} is not writable")
-
-
 def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", scheduler=None,
           progress: bool = True, resume: bool = True, workers: int | None = None,
           name: str | None = None, check: bool = True) -> SweepSummary:
@@ -409,7 +397,7 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
                               "(dask and distributed)") from exc
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
-    _check_store_path(store)
+    check_output_path(store, "store")             # before anything is computed
     fn, func_name = resolve_function(func)
     func_name = name or func_name
     points = _as_points(grid)
