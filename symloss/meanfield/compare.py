@@ -34,7 +34,7 @@ import sympy as sp
 from ..core.model import BSYM, RHO, MeanFieldModel
 from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, rounded, to_mpf
 from ..core.results import ResultMixin
-from ..core.validation import check_int, check_real
+from ..core.validation import BudgetError, check_int, check_real
 from .models import PowerOfD, RandomRouting, RetrialOfD
 
 __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult"]
@@ -201,8 +201,9 @@ def _equal_at_sample_loads(a, b, rho_min, rho_max) -> bool:
 
 def _logdiff_models(a, b, rho, dps):
     """log B_a - log B_b with certified brackets: returns (value, lo, hi)."""
-    ra = a.fixed_point(rho, dps=dps)
-    rb = b.fixed_point(rho, dps=dps)
+    from ..core.certify import solve
+    ra = solve(a, rho, dps=dps, residual=False)      # certified and verified; no mpmath drift residual
+    rb = solve(b, rho, dps=dps, residual=False)
     with mpmath.workdps(dps + 10):
         v = mpmath.log(ra.blocking) - mpmath.log(rb.blocking)
         lo = mpmath.log(ra.blocking_bracket[0]) - mpmath.log(rb.blocking_bracket[1])
@@ -285,6 +286,8 @@ def _crossings_by_elimination(a, b, rho_min, rho_max, dps):
     try:
         P1 = a.eliminant()
         P2 = b.eliminant()
+    except BudgetError:
+        raise
     except (PrecisionError, AssertionError, NotImplementedError, ValueError):
         return None
     R = sp.Poly(sp.resultant(P1.as_expr(), P2.as_expr(), BSYM), RHO)
@@ -325,16 +328,21 @@ def _scan(a, b, rho_min, rho_max):
         D(l)
     cells = list(zip(grid[:-1], grid[1:]))
     sign_cells = []
+    # the refinement test runs on asinh(D): the same signs, equal to D near 0 (where crossings are),
+    # ~ log(2|D|) far from 0. Power-of-d's log-blocking reaches -1e302 at light loads, and a Lipschitz
+    # test on D itself refined such cells 20 000 times (C = 1000) to no purpose.
+    S = lambda l: math.asinh(D(l))  # noqa: E731
     while cells:
         x0, x1 = cells.pop()
         D0, D1 = D(x0), D(x1)
         if D0 == 0 or D1 == 0 or (D0 < 0) != (D1 < 0):
             sign_cells.append((x0, x1))
             continue
+        D0, D1 = S(x0), S(x1)
         slope = abs(D1 - D0) / (x1 - x0)
         i_prev, i_next = x0 - (x1 - x0), x1 + (x1 - x0)
-        neigh = [abs(D(i_next) - D1) / (x1 - x0) if i_next <= hi_l else 0.0,
-                 abs(D0 - D(i_prev)) / (x1 - x0) if i_prev >= lo_l else 0.0]
+        neigh = [abs(S(i_next) - D1) / (x1 - x0) if i_next <= hi_l else 0.0,
+                 abs(D0 - S(i_prev)) / (x1 - x0) if i_prev >= lo_l else 0.0]
         L = 4 * max([slope] + neigh)
         if min(abs(D0), abs(D1)) <= 2 * L * (x1 - x0) and x1 - x0 > 1e-8:
             m = (x0 + x1) / 2
@@ -450,7 +458,12 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
     names = (repr(a), repr(b))
     short = C is not None
     if method == "eliminant" or (method == "auto" and short and C <= 2 and max(d, dtt) <= 3):
-        res = _crossings_by_elimination(a, b, rho_min, rho_max, dps)
+        try:
+            res = _crossings_by_elimination(a, b, rho_min, rho_max, dps)
+        except BudgetError as exc:
+            if method == "eliminant":
+                raise BudgetError(f"method='eliminant': {exc}; or use method='adaptive'") from None
+            res = None
         if res is not None:
             roots, info = res
             return CrossingResult(C, d, dtt, roots, rho_min, rho_max, info["isolated_roots"],
