@@ -15,11 +15,62 @@ import sympy as sp
 
 from ..core.model import BSYM, RHO
 from ..core.precision import PrecisionError
+from ..core.validation import BudgetError, check_int
 
 __all__ = ["generic_eliminant", "retrial_eliminant", "retrial_relation_in_a", "power_polynomial_in_s",
-           "power_eliminant", "physical_factor"]
+           "power_eliminant", "physical_factor", "MAX_ELIMINANT_DEGREE", "MAX_RELATION_DEGREE",
+           "MAX_GENERIC_WORK"]
 
 _SAMPLE_LOAD = Fraction(3, 2)
+
+#: Default ``max_degree`` of the eliminants: the predicted degree (the Bezout number of the rows
+#: eliminated, ``d^C`` for power-of-d; ``C (d - 1) + 1`` for the retrial reduction) above which the
+#: elimination is refused before it starts. Measured on this project's 2-core machine: degree 27-36 in
+#: about 1 s, 41 in 9-10 s, 49-64 in 2-70 s (power-of-d (6, 2): 69 s), 100 in 12 s to minutes.
+MAX_ELIMINANT_DEGREE = 48
+#: Default ``max_degree`` of :func:`generic_eliminant`, bounding its work index: the Bezout number of the
+#: polynomial system in the state variables (and ``B``) times ``4^(n - 2)`` for ``n`` state variables (the
+#: Groebner basis grows with both). Measured (user model ``hybrid`` of the tests): index 64 in 1.4 s
+#: (n = 2) and 8.3 s (n = 3); 216, 512 and 1024 did not end in a minute.
+MAX_GENERIC_WORK = 100
+#: Default ``max_degree`` of the relation in the per-server load ``a`` (retrial): degree
+#: ``C (d - 1) + 1``, measured 0.4-2.6 s for degree 31-61.
+MAX_RELATION_DEGREE = 128
+
+
+def _fmt_degree(D: int) -> str:
+    return str(D) if D < 10 ** 12 else f"about 10^{len(str(D)) - 1}"
+
+
+_MEASURED = "measured: degree 41 in ~10 s, 61-64 in 8-70 s"
+
+
+def _check_degree(predicted: int, max_degree, what: str, model, formula: str, measured: str = _MEASURED) -> None:
+    """Refuse (before any work) an elimination whose predicted degree exceeds ``max_degree``."""
+    max_degree = check_int(max_degree, "max_degree", min_value=1, max_value=10 ** 9)
+    if predicted > max_degree:
+        raise BudgetError(f"{what} of {model!r}: predicted degree {_fmt_degree(predicted)} ({formula}) exceeds "
+                          f"max_degree={max_degree}; the symbolic elimination grows steeply with the degree "
+                          f"({measured}); pass a larger max_degree to try")
+
+
+def _bezout_of_rows(model, rows=None) -> int:
+    """Product over the drift rows of their total degree in the state variables (from the sparse
+    drift, no expansion): the Bezout bound on the number of solutions of the system eliminated."""
+    poly = model._drift_poly
+    n = len(model.variables)
+    if poly is None:
+        V = list(model.variables)
+        out = 1
+        for e in (rows if rows is not None else model.drift()):
+            if e != 0:
+                out *= max(1, sp.Poly(e, *V).total_degree())
+        return out
+    out = 1
+    for row in poly:
+        if row:
+            out *= max(1, max(sum(e for j, e in key if j < n) for key in row))
+    return out
 
 
 def physical_factor(P: sp.Poly, model) -> sp.Poly:
@@ -71,7 +122,7 @@ def physical_factor(P: sp.Poly, model) -> sp.Poly:
     return sp.Poly(best, RHO, BSYM)
 
 
-def generic_eliminant(model, *, max_variables: int = 6) -> sp.Poly:
+def generic_eliminant(model, *, max_variables: int = 6, max_degree: int = MAX_GENERIC_WORK) -> sp.Poly:
     r"""Eliminate the state from ``model.polynomial_system()`` (lex Groebner basis, ``B`` and
     :math:`\rho` last) and return the physical factor of the polynomial in :math:`(\rho, B)`.
 
@@ -81,6 +132,10 @@ def generic_eliminant(model, *, max_variables: int = 6) -> sp.Poly:
         Any model whose stationary equations are polynomial.
     max_variables : int
         Refuse models with more state variables (the Groebner basis grows fast).
+    max_degree : int
+        Refuse, before the Groebner basis is started, systems whose work index (the Bezout number,
+        product of the total degrees of the polynomial system in the state variables, times
+        ``4^(n - 2)`` for ``n >= 2`` state variables) exceeds it (default :data:`MAX_GENERIC_WORK`).
 
     Returns
     -------
@@ -92,6 +147,8 @@ def generic_eliminant(model, *, max_variables: int = 6) -> sp.Poly:
     ValueError
         If the model has more than ``max_variables`` variables or the elimination leaves no
         polynomial in ``(rho, B)``.
+    BudgetError
+        If the work index exceeds ``max_degree`` (a ``ValueError``).
     PrecisionError
         If no factor vanishes at the certified blocking.
 
@@ -107,6 +164,14 @@ def generic_eliminant(model, *, max_variables: int = 6) -> sp.Poly:
         raise ValueError(f"generic elimination is limited to {max_variables} state variables "
                          f"(this model has {len(V)}); pass max_variables to try more")
     polys = model.polynomial_system()
+    bez = 1
+    for p_ in polys:
+        deg = sp.Poly(p_, *V).total_degree() if p_.free_symbols & set(V) else 0
+        bez *= max(1, deg)
+    work = bez * 4 ** max(0, len(V) - 2)
+    _check_degree(work, max_degree, "the generic eliminant", model,
+                  f"work index: Bezout number {bez} of the polynomial system times 4^(n - 2), n = {len(V)}",
+                  "measured: index 64 in 1.4-8.3 s; 216 and more did not end in a minute")
     G = sp.groebner(polys, *V, RHO, BSYM, order="lex")
     cands = [g for g in G.exprs if not (g.free_symbols & set(V)) and g.has(BSYM)]
     if not cands:
@@ -120,7 +185,7 @@ def _retrial_reduction_applies(model) -> bool:
     return RETRIAL.applies(model)[0]
 
 
-def retrial_eliminant(model) -> sp.Poly:
+def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     """``p = E(C, a)``, ``rho (1 - p^d) = a (1 - p)``, ``B = p^d``: eliminate ``a`` and ``p``
     (resultants), when the Erlang-B reduction applies to the definition; else
     :func:`generic_eliminant`.
@@ -129,6 +194,10 @@ def retrial_eliminant(model) -> sp.Poly:
     ----------
     model : RetrialOfD
         The model.
+    max_degree : int
+        Refuse, before any work, when the predicted degree ``C (d - 1) + 1`` of the resultant in
+        ``p`` exceeds it (default :data:`MAX_ELIMINANT_DEGREE`; for an edited definition, the work
+        index of :func:`generic_eliminant`, default :data:`MAX_GENERIC_WORK`).
 
     Returns
     -------
@@ -137,6 +206,8 @@ def retrial_eliminant(model) -> sp.Poly:
 
     Raises
     ------
+    BudgetError
+        If the predicted degree exceeds ``max_degree`` (a ``ValueError``).
     PrecisionError
         If no factor vanishes at the certified blocking.
 
@@ -148,9 +219,11 @@ def retrial_eliminant(model) -> sp.Poly:
     Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
     """
     if not _retrial_reduction_applies(model):
-        return generic_eliminant(model)
-    a, p = sp.symbols("a p", positive=True)
+        return generic_eliminant(model, max_degree=MAX_GENERIC_WORK if max_degree is None else max_degree)
     C, d = model.C, model.d
+    _check_degree(C * (d - 1) + 1, MAX_ELIMINANT_DEGREE if max_degree is None else max_degree,
+                  "the retrial eliminant", model, "C (d - 1) + 1")
+    a, p = sp.symbols("a p", positive=True)
     S = sum(a ** k / sp.factorial(k) for k in range(C + 1))
     e1 = sp.expand((p * S - a ** C / sp.factorial(C)) * sp.factorial(C))
     e2 = sp.expand(sp.cancel(RHO * (1 - p ** d) / (1 - p)) - a)
@@ -159,13 +232,16 @@ def retrial_eliminant(model) -> sp.Poly:
     return physical_factor(sp.Poly(r2, RHO, BSYM), model)
 
 
-def retrial_relation_in_a(model) -> sp.Poly:
+def retrial_relation_in_a(model, *, max_degree: int | None = None) -> sp.Poly:
     """The polynomial relation between rho and the per-server load ``a`` (retrial reduction).
 
     Parameters
     ----------
     model : RetrialOfD
         The model (the Erlang-B reduction must apply to it).
+    max_degree : int
+        Refuse, before any work, when the degree ``C (d - 1) + 1`` in ``a`` exceeds it (default
+        :data:`MAX_RELATION_DEGREE`).
 
     Returns
     -------
@@ -176,6 +252,8 @@ def retrial_relation_in_a(model) -> sp.Poly:
     ------
     ValueError
         If the definition is not the retrial system of the reduction.
+    BudgetError
+        If the degree exceeds ``max_degree`` (a ``ValueError``).
 
     Examples
     --------
@@ -189,13 +267,16 @@ def retrial_relation_in_a(model) -> sp.Poly:
                          "so there is no relation in the per-server load a")
     a = sp.Symbol("a", positive=True)
     C, d = model.C, model.d
+    _check_degree(C * (d - 1) + 1, MAX_RELATION_DEGREE if max_degree is None else max_degree,
+                  "the relation in a", model, "C (d - 1) + 1",
+                  "measured: degree 61 in 2.6 s, 129 in 7 s")
     S = sum(a ** k / sp.factorial(k) for k in range(C + 1))
     expr = sp.expand(sp.together(RHO * sum((a ** C / sp.factorial(C) / S) ** j for j in range(d)) - a))
     num = sp.Poly(sp.numer(sp.together(expr)), a)
     return -num if num.LC().could_extract_minus_sign() else num
 
 
-def power_polynomial_in_s(model) -> sp.Poly:
+def power_polynomial_in_s(model, *, max_degree: int | None = None) -> sp.Poly:
     """Eliminate ``u_1..u_{C-1}`` from the model's own stationary equations (drift rows, last
     variable renamed ``s``) by successive resultants.
 
@@ -203,6 +284,9 @@ def power_polynomial_in_s(model) -> sp.Poly:
     ----------
     model : MeanFieldModel
         A model with a tail state (power-of-d or an edit of it).
+    max_degree : int
+        Refuse, before any work, when the Bezout number of the drift rows (``d^C`` for power-of-d)
+        exceeds it (default :data:`MAX_ELIMINANT_DEGREE`).
 
     Returns
     -------
@@ -213,6 +297,8 @@ def power_polynomial_in_s(model) -> sp.Poly:
     ------
     ValueError
         If the elimination does not end in one polynomial.
+    BudgetError
+        If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
 
     Examples
     --------
@@ -221,6 +307,9 @@ def power_polynomial_in_s(model) -> sp.Poly:
     >>> power_polynomial_in_s(PowerOfD(2, 2))
     Poly(s**4*rho**4 + 2*s**3*rho**3 - 2*s**2*rho**4 - 2*s*rho**3 - 2*s*rho + rho**4, s, rho, domain='ZZ')
     """
+    _check_degree(_bezout_of_rows(model), MAX_ELIMINANT_DEGREE if max_degree is None else max_degree,
+                  "the polynomial in s = u_C", model,
+                  "Bezout number of the drift rows, d^C for power-of-d")
     V = list(model.variables)
     C = len(V)
     s = sp.Symbol("s", positive=True)
@@ -242,7 +331,7 @@ def power_polynomial_in_s(model) -> sp.Poly:
     return sp.Poly(sp.expand(cur[0]), s, RHO)
 
 
-def power_eliminant(model) -> sp.Poly:
+def power_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     """The polynomial in ``s = u_C`` combined with the blocking ``B = B(s)`` by a resultant
     (:func:`generic_eliminant` when the blocking depends on other variables).
 
@@ -250,6 +339,9 @@ def power_eliminant(model) -> sp.Poly:
     ----------
     model : MeanFieldModel
         A model with a tail state.
+    max_degree : int
+        Refuse, before any work, when the Bezout number of the drift rows (``d^C`` for power-of-d)
+        exceeds it (default :data:`MAX_ELIMINANT_DEGREE`).
 
     Returns
     -------
@@ -260,6 +352,8 @@ def power_eliminant(model) -> sp.Poly:
     ------
     ValueError
         If the elimination does not end in one polynomial.
+    BudgetError
+        If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
     PrecisionError
         If no factor vanishes at the certified blocking.
 
@@ -271,9 +365,9 @@ def power_eliminant(model) -> sp.Poly:
     Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
     """
     s = sp.Symbol("s", positive=True)
-    P = power_polynomial_in_s(model)
+    P = power_polynomial_in_s(model, max_degree=max_degree)
     Bs = model._blocking.subs(model.variables[-1], s)
     if Bs.free_symbols - {s, RHO}:
-        return generic_eliminant(model)
+        return generic_eliminant(model, max_degree=MAX_GENERIC_WORK if max_degree is None else max_degree)
     r = sp.resultant(P.as_expr(), sp.numer(sp.together(BSYM - Bs)), s)
     return physical_factor(sp.Poly(r, RHO, BSYM), model)

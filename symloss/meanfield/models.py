@@ -35,7 +35,11 @@ from ..core.validation import check_int
 
 __all__ = ["RandomRouting", "RetrialOfD", "PowerOfD", "JSQ", "FixedPointResult", "OdeResult", "RHO", "BSYM"]
 
-_MAX_C = 100_000
+#: largest capacity of the shipped policies: the definition (2C SymPy transitions) is derived and checked
+#: before any solve, linear in C; measured at C = 10^4 on 2 cores: 5-10 s for d <= 8, up to 69 s
+#: for RetrialOfD(C, 64) at light load (C = 10^5 took 74 s to derive and 135 s to solve, see
+#: docs/accuracy_and_limits.md)
+_MAX_C = 10_000
 _MAX_D = 64
 
 
@@ -78,7 +82,7 @@ class RetrialOfD(_Shipped):
     Parameters
     ----------
     C : int
-        Capacity of a server (jobs it holds), ``1 <= C <= 100000``.
+        Capacity of a server (jobs it holds), ``1 <= C <= 10000``.
     d : int
         Number of servers tried, ``1 <= d <= 64`` (``d = 1`` is random routing).
 
@@ -275,7 +279,7 @@ class RetrialOfD(_Shipped):
             out *= (nC - i) / sp.Integer(N - i)
         return out
 
-    def eliminant(self) -> sp.Poly:
+    def eliminant(self, *, max_degree: int | None = None) -> sp.Poly:
         r"""Polynomial :math:`P(\rho, B)` vanishing at the mean-field blocking (small ``C``, ``d``).
 
         For the shipped definition: from ``p = E(C, a)`` (``p S_C(a) = a^C/C!``),
@@ -285,6 +289,13 @@ class RetrialOfD(_Shipped):
         <symloss.MeanFieldModel.eliminant>` is used. The factor that vanishes at the certified
         blocking is returned.
 
+        Parameters
+        ----------
+        max_degree : int
+            Refuse, before any work, when the predicted degree ``C (d - 1) + 1`` exceeds it (default
+            :data:`~symloss.meanfield.elimination.MAX_ELIMINANT_DEGREE`, 48; for an edited definition the
+            work index of :func:`~symloss.meanfield.elimination.generic_eliminant`, default 100).
+
         Returns
         -------
         sympy.Poly
@@ -292,8 +303,8 @@ class RetrialOfD(_Shipped):
 
         Raises
         ------
-        ValueError
-            If the elimination is not tractable (large ``C`` or ``d``).
+        BudgetError
+            If the predicted degree exceeds ``max_degree`` (a ``ValueError``).
 
         Examples
         --------
@@ -302,16 +313,27 @@ class RetrialOfD(_Shipped):
         Poly(rho**4*B**3 - 3*rho**4*B**2 + 3*rho**4*B - rho**4 + 8*rho*B + 4*B, rho, B, domain='ZZ')
         """
         from .elimination import retrial_eliminant
-        return retrial_eliminant(self)
+        return retrial_eliminant(self, max_degree=max_degree)
 
-    def cubic_in_a(self):
+    def cubic_in_a(self, *, max_degree: int | None = None):
         """The polynomial relation between ``rho`` and the load ``a`` offered to a non-full server
         (``p`` eliminated).
+
+        Parameters
+        ----------
+        max_degree : int
+            Refuse, before any work, when the degree ``C (d - 1) + 1`` in ``a`` exceeds it (default
+            :data:`~symloss.meanfield.elimination.MAX_RELATION_DEGREE`, 128).
 
         Returns
         -------
         sympy.Poly
             A polynomial in ``a`` with coefficients in ``rho``.
+
+        Raises
+        ------
+        BudgetError
+            If the degree exceeds ``max_degree`` (a ``ValueError``).
 
         Examples
         --------
@@ -320,7 +342,7 @@ class RetrialOfD(_Shipped):
         Poly(a**3 + (2 - 2*rho)*a**2 + (2 - 2*rho)*a - 2*rho, a, domain='ZZ[rho]')
         """
         from .elimination import retrial_relation_in_a
-        return retrial_relation_in_a(self)
+        return retrial_relation_in_a(self, max_degree=max_degree)
 
 
 class RandomRouting(RetrialOfD):
@@ -330,7 +352,7 @@ class RandomRouting(RetrialOfD):
     Parameters
     ----------
     C : int
-        Capacity of a server, ``1 <= C <= 100000``.
+        Capacity of a server, ``1 <= C <= 10000``.
 
     Raises
     ------
@@ -413,7 +435,7 @@ class PowerOfD(_TailStateModel):
     Parameters
     ----------
     C : int
-        Capacity of a server, ``1 <= C <= 100000``.
+        Capacity of a server, ``1 <= C <= 10000``.
     d : int
         Number of servers sampled, ``1 <= d <= 64``.
 
@@ -560,9 +582,16 @@ class PowerOfD(_TailStateModel):
             out *= (UC - i) / sp.Integer(N - i)
         return out
 
-    def quartic(self) -> sp.Poly:
+    def quartic(self, *, max_degree: int | None = None) -> sp.Poly:
         """Polynomial in ``s = u_C`` and ``rho`` from eliminating ``u_1, ..., u_{C-1}`` downwards
         (by resultants of the model's own stationary equations).
+
+        Parameters
+        ----------
+        max_degree : int
+            Refuse, before any work, when the Bezout number ``d^C`` of the rows exceeds it (default
+            :data:`~symloss.meanfield.elimination.MAX_ELIMINANT_DEGREE`, 48; for an edited definition the
+            work index of :func:`~symloss.meanfield.elimination.generic_eliminant`, default 100).
 
         Returns
         -------
@@ -574,6 +603,8 @@ class PowerOfD(_TailStateModel):
         ------
         ValueError
             If the stationary equations do not allow the elimination.
+        BudgetError
+            If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
 
         Examples
         --------
@@ -582,12 +613,19 @@ class PowerOfD(_TailStateModel):
         Poly(s**4*rho**4 + 2*s**3*rho**3 - 2*s**2*rho**4 - 2*s*rho**3 - 2*s*rho + rho**4, s, rho, domain='ZZ')
         """
         from .elimination import power_polynomial_in_s
-        return power_polynomial_in_s(self)
+        return power_polynomial_in_s(self, max_degree=max_degree)
 
-    def eliminant(self) -> sp.Poly:
+    def eliminant(self, *, max_degree: int | None = None) -> sp.Poly:
         r"""Polynomial :math:`P(\rho, B)` vanishing at the power-of-d blocking (small C, d): the
         polynomial in ``s = u_C`` (eliminated from the model's own stationary equations) combined
         with ``B = s^d`` by a resultant, reduced to its physical factor.
+
+        Parameters
+        ----------
+        max_degree : int
+            Refuse, before any work, when the Bezout number ``d^C`` of the rows exceeds it (default
+            :data:`~symloss.meanfield.elimination.MAX_ELIMINANT_DEGREE`, 48; for an edited definition the
+            work index of :func:`~symloss.meanfield.elimination.generic_eliminant`, default 100).
 
         Returns
         -------
@@ -596,8 +634,8 @@ class PowerOfD(_TailStateModel):
 
         Raises
         ------
-        ValueError
-            If the elimination is not tractable (large ``C`` or ``d``).
+        BudgetError
+            If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
 
         Examples
         --------
@@ -606,7 +644,7 @@ class PowerOfD(_TailStateModel):
         Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
         """
         from .elimination import power_eliminant
-        return power_eliminant(self)
+        return power_eliminant(self, max_degree=max_degree)
 
 
 class JSQ(_TailStateModel):
@@ -620,7 +658,7 @@ class JSQ(_TailStateModel):
     Parameters
     ----------
     C : int
-        Capacity of a server, ``1 <= C <= 100000``.
+        Capacity of a server, ``1 <= C <= 10000``.
 
     Raises
     ------
@@ -705,8 +743,13 @@ class JSQ(_TailStateModel):
         """
         return [sp.expand(RHO * BSYM - RHO + self.C)]   # on the branch rho >= C
 
-    def eliminant(self):
+    def eliminant(self, *, max_degree: int | None = None):
         """``rho B - rho + C`` (the blocking on the branch ``rho >= C``).
+
+        Parameters
+        ----------
+        max_degree : int
+            Accepted for the common signature; the closed form has degree 1.
 
         Returns
         -------

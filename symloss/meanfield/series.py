@@ -60,7 +60,7 @@ from flint import fmpq, fmpq_poly
 
 from ..core.precision import DEFAULT_DPS, check_dps, rounded, to_mpf
 from ..core.results import ResultMixin
-from ..core.validation import check_int, check_real
+from ..core.validation import Deadline, TimeLimitExceeded, check_int, check_real
 
 __all__ = ["blocking_series", "blocking_expansion", "BlockingSeries", "big_int_str"]
 
@@ -276,7 +276,7 @@ def _rat_mpf(c):
 # public functions
 # ==================================================================================================
 
-def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
+def blocking_series(model, at=0, n: int = 3, *, max_seconds=None) -> sp.Expr:
     r"""Asymptotic expansion of the mean-field blocking of ``model`` in ``rho``.
 
     Parameters
@@ -291,6 +291,10 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
         (also accepted: ``"oo"``, ``"inf"``, ``math.inf``) a series in powers of ``1/rho``.
     n : int
         Number of non-zero terms kept (1 to 64).
+    max_seconds : float, optional
+        Wall-clock budget: :class:`~symloss.core.validation.TimeLimitExceeded` is raised between the
+        symbolic steps once it is spent (the expansion of a large model, e.g. ``PowerOfD(50, 10)``,
+        takes minutes). ``None``: no limit.
 
     Returns
     -------
@@ -338,10 +342,10 @@ def blocking_series(model, at=0, n: int = 3) -> sp.Expr:
     >>> blocking_series(RetrialOfD(2, 2), "oo", n=3)
     rho**(-2) - 2/rho + 1 + O(rho**(-3), (rho, oo))
     """
-    return blocking_expansion(model, at, n).expr
+    return blocking_expansion(model, at, n, max_seconds=max_seconds).expr
 
 
-def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
+def blocking_expansion(model, at=0, n: int = 3, *, max_seconds=None) -> BlockingSeries:
     """Like :func:`blocking_series`, but returns the :class:`BlockingSeries` (terms, next term,
     truncation order) that the tests and the notebook use to check the expansion numerically.
 
@@ -353,6 +357,8 @@ def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
         Expansion point (``"oo"``, ``"inf"`` and ``math.inf`` are accepted for infinity).
     n : int
         Number of non-zero terms kept (1 to 64).
+    max_seconds : float, optional
+        Wall-clock budget (see :func:`blocking_series`).
 
     Returns
     -------
@@ -365,6 +371,8 @@ def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
         If ``model`` is not a :class:`~symloss.MeanFieldModel` or ``n`` is not an integer.
     ValueError
         If ``at`` or ``n`` is out of range, or no power-law scaling is found (user models).
+    TimeLimitExceeded
+        When ``max_seconds`` is spent.
 
     See Also
     --------
@@ -384,6 +392,7 @@ def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
     """
     where = _check_at(at)
     n = check_int(n, "n", min_value=1, max_value=_MAX_TERMS)
+    deadline = Deadline(max_seconds, "blocking_expansion")
     policy = _policy(model)
     C, d = getattr(model, "C", None), getattr(model, "d", None)
     key = (policy, C, d, where, n) if policy != "generic" else (model.fingerprint(), where, n)
@@ -392,7 +401,7 @@ def blocking_expansion(model, at=0, n: int = 3) -> BlockingSeries:
     if policy == "jsq":
         res = _jsq(C, where, n)
     else:
-        res = _expand(model, policy, where, n)
+        res = _expand(model, policy, where, n, deadline)
     _CACHE[key] = res
     return res
 
@@ -560,9 +569,10 @@ def _substitute(expr, scal, cs, vs, where):
     return sp.expand(expr.xreplace(sub))
 
 
-def _solve_leading(lead_eqs, cs):
+def _solve_leading(lead_eqs, cs, deadline=None):
     """Solve the triangular leading system: repeatedly pick an equation linear in exactly one
     unknown coefficient (the others being known)."""
+    deadline = deadline or Deadline(None)
     known: dict = {}
     pivots: dict = {}
     eqs = list(lead_eqs)
@@ -571,6 +581,7 @@ def _solve_leading(lead_eqs, cs):
         for i, e in enumerate(eqs):
             if e is None:
                 continue
+            deadline.check("leading system")
             e2 = sp.expand(e.xreplace(known))
             free = [c for c in cs if c not in known and e2.has(c)]
             if not free:
@@ -638,21 +649,25 @@ class _SeriesPoly:
         return acc.truncate(M)
 
 
-def _expand(model, policy, where, n):
+def _expand(model, policy, where, n, deadline=None):
+    deadline = deadline or Deadline(None)
     if policy == "generic":
         eqs, scal = _ansatz(model, policy, where)
         try:
-            return _expand_with(model, policy, where, n, eqs, scal)
+            return _expand_with(model, policy, where, n, eqs, scal, deadline)
+        except TimeLimitExceeded:
+            raise
         except ValueError:
             cuts = _cut_equations(model)
             if cuts is None:
                 raise
-            return _expand_with(model, policy, where, n, cuts, scal)
+            return _expand_with(model, policy, where, n, cuts, scal, deadline)
     eqs, scal = _ansatz(model, policy, where)
-    return _expand_with(model, policy, where, n, eqs, scal)
+    return _expand_with(model, policy, where, n, eqs, scal, deadline)
 
 
-def _expand_with(model, policy, where, n, eqs, scal):
+def _expand_with(model, policy, where, n, eqs, scal, deadline=None):
+    deadline = deadline or Deadline(None)
     C, d = getattr(model, "C", None), getattr(model, "d", 1)
     m = len(scal)
     cs = list(sp.symbols(f"c0:{m}"))
@@ -661,18 +676,20 @@ def _expand_with(model, policy, where, n, eqs, scal):
     # 1. dominant balance: lowest power of t of each equation with symbolic leading coefficients
     scaled_lead, shifts = [], []
     for eq in eqs:
+        deadline.check("dominant balance")
         terms = _laurent_terms(_substitute(eq, scal, cs, zero_v, where), _T)
         if not terms:
             raise ValueError("an equation vanishes identically under the scaling")
         low = min(terms)
         shifts.append(low)
         scaled_lead.append(terms[low])
-    cvals, pivots = _solve_leading(scaled_lead, cs)
+    cvals, pivots = _solve_leading(scaled_lead, cs, deadline)
     cmap = dict(zip(cs, cvals))
     # 2. scaled system in v, kept symbolic in the c_k and divided by the pivot coefficient of each
     #    equation, so that the (possibly enormous) values c_k enter only through small ratios
     G_exprs = []
     for i, (eq, low) in enumerate(zip(eqs, shifts)):
+        deadline.check("scaled system")
         g = sp.expand(_substitute(eq, scal, cs, vs, where) * _T ** (-low))
         if i in pivots:
             g = sp.expand(g / pivots[i])
@@ -683,6 +700,7 @@ def _expand_with(model, policy, where, n, eqs, scal):
     at0 = [sp.expand(_laurent_terms(g, _T).get(0, sp.Integer(0)).xreplace(cmap)) for g in G_exprs]
     if any(a.xreplace({v: 0 for v in vs}) != 0 for a in at0):
         raise ValueError("leading coefficients do not solve the scaled system")
+    deadline.check("Jacobian")
     J0 = sp.Matrix([[sp.diff(a, v).xreplace({w: 0 for w in vs}) for v in vs] for a in at0])
     if J0.det() == 0:
         raise ValueError("singular Jacobian of the scaled system: the expansion is not a regular power series")
@@ -703,7 +721,8 @@ def _expand_with(model, policy, where, n, eqs, scal):
 
     M = max(8, 2 * (n + 1) * (d if policy == "power" and where == "0" else 1) + 2)
     while True:
-        v = _solve_series(G_exprs, vs, Jinv, M, cmap)
+        deadline.check("power series")
+        v = _solve_series(G_exprs, vs, Jinv, M, cmap, deadline)
         Bs = _SeriesPoly(B_scaled, vs, M, cmap)(v, M, {})
         coeffs = Bs.coeffs()
         nz = [(j, coeffs[j]) for j in range(len(coeffs)) if coeffs[j] != 0]
@@ -727,11 +746,13 @@ def _expand_with(model, policy, where, n, eqs, scal):
                           method, exps)
 
 
-def _solve_series(G_exprs, vs, Jinv, M, cmap):
+def _solve_series(G_exprs, vs, Jinv, M, cmap, deadline=None):
+    deadline = deadline or Deadline(None)
     m = len(vs)
     G = [_SeriesPoly(g, vs, M, cmap) for g in G_exprs]
     v = [fmpq_poly([]) for _ in range(m)]
     for _it in range(M + 3):
+        deadline.check("power series iteration")
         cache: dict = {}
         r = [g(v, M, cache) for g in G]
         if all(x.is_zero() for x in r):

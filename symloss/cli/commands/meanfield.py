@@ -25,6 +25,7 @@ from .._common import (
     parse_int,
     parse_load,
     parse_range,
+    parse_real,
     progress_bar,
     write_json,
     write_text,
@@ -33,7 +34,7 @@ from .._common import (
 __all__ = ["parse_int", "parse_load", "parse_range", "parse_dps", "make_model", "POLICIES", "register"]
 
 POLICIES = ("retrial", "power", "random", "jsq")
-MAX_C = 100_000
+MAX_C = 10_000      # symloss.meanfield.models._MAX_C
 MAX_D = 64
 
 
@@ -303,6 +304,9 @@ def _derive(args) -> int:
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
     n_series = parse_int(args.series, "--series", min_value=0, max_value=20)
     width = parse_int(args.width, "--width", min_value=100, max_value=2000)
+    max_degree = None if args.max_degree is None else \
+        parse_int(args.max_degree, "--max-degree", min_value=1, max_value=10 ** 6)
+    max_seconds = parse_real(args.max_seconds, "--max-seconds", lower=0, lower_open=True, upper=86400)
     if args.standalone and args.latex is None:
         raise CliError("--standalone is used with --latex (a whole LaTeX document)")
     outs = outputs(args, "latex", "json")
@@ -319,20 +323,21 @@ def _derive(args) -> int:
     if args.policy in ("retrial", "random") and model.d > 1:
         sections.append(("relation between rho and the per-server load a (p = E(C, a), B = p^d)",
                          r"Relation between $\rho$ and the per-server load $a$ ($p = E(C, a)$, $B = p^d$)",
-                         [sp.Eq(model.cubic_in_a().as_expr(), 0)]))
+                         [sp.Eq(model.cubic_in_a(max_degree=max_degree).as_expr(), 0)]))
     if args.policy == "power" and model.d > 1 and not args.no_eliminant:
         sections.append(("polynomial in s = u_C after eliminating u_1 .. u_{C-1} (B = s^d)",
                          r"Polynomial in $s = u_C$ after eliminating $u_1, \dots, u_{C-1}$ ($B = s^d$)",
-                         [sp.Eq(sp.factor(model.quartic().as_expr()), 0)]))
+                         [sp.Eq(sp.factor(model.quartic(max_degree=max_degree).as_expr()), 0)]))
     if args.policy != "jsq" and not args.no_eliminant:
         sections.append(("eliminant P(rho, B) = 0 (the factor that vanishes on the physical branch)",
                          r"Eliminant $P(\rho, B) = 0$ (the factor that vanishes on the physical branch)",
-                         [sp.Eq(sp.collect(model.eliminant().as_expr(), Bsym), 0)]))
+                         [sp.Eq(sp.collect(model.eliminant(max_degree=max_degree).as_expr(), Bsym), 0)]))
     for at in (0, sp.oo) if n_series else ():
         where, where_tex = ("0", "0") if at == 0 else ("oo", r"\infty")
         sections.append((f"expansion of the blocking at rho -> {where}",
                          rf"Expansion of the blocking at $\rho \to {where_tex}$",
-                         [sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series))]))
+                         [sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series,
+                                                                 max_seconds=float(max_seconds)))]))
     prov = provenance()
     if "json" in outs:
         data = {"model": repr(model), "policy": args.policy, "C": C, "d": model.d,
@@ -454,5 +459,10 @@ def register(sub) -> None:
                         "about 220 for a two-column layout)")
     add_output(p, "json", "the equations as JSON (text and LaTeX)")
     p.add_argument("--no-eliminant", action="store_true", help="skip the resultant computations")
+    p.add_argument("--max-degree", default=None,
+                   help="refuse an elimination whose predicted degree (d^C for power-of-d, C(d-1)+1 for retrial) "
+                        "exceeds this, before it starts (default: 48 for the eliminants, 128 for the relation in a)")
     p.add_argument("--series", default="2", help="number of terms of the expansions (0: none; default 2)")
+    p.add_argument("--max-seconds", default="120",
+                   help="wall-clock budget of each expansion in seconds (default 120)")
     p.set_defaults(func=_run_derive)
