@@ -171,21 +171,14 @@ def outputs(args, *formats) -> dict:
 
 
 def check_writable(path, option: str) -> str:
-    """Fail now (not after the computation) when ``path`` cannot be written."""
-    path = os.fspath(path)
-    if not path:
-        raise CliError(f"{option}: empty file name")
-    if os.path.isdir(path):
-        raise CliError(f"{option}: {path!r} is a directory, not a file")
-    parent = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(parent):
-        raise CliError(f"{option}: directory {parent!r} does not exist (cannot write {path!r})")
-    if os.path.exists(path):
-        if not os.access(path, os.W_OK):
-            raise CliError(f"{option}: {path!r} is not writable")
-    elif not os.access(parent, os.W_OK | os.X_OK):
-        raise CliError(f"{option}: cannot create files in {parent!r} (permission denied)")
-    return path
+    """Fail now (not after the computation) when ``path`` cannot be written: the API's
+    :func:`symloss.core.validation.check_output_path`, its error turned into a one-line
+    :class:`CliError` naming the option."""
+    from ..core.validation import check_output_path
+    try:
+        return check_output_path(path, option)
+    except (OSError, ValueError, TypeError) as exc:
+        raise CliError(str(exc)) from None
 
 
 def check_readable(path, option: str) -> str:

@@ -552,15 +552,26 @@ def _check_array_range(arr, name, lower, lower_open, upper, upper_open):
 
 def check_output_path(path, name: str = "path") -> str:
     """``path`` as a string, after checking that a file can be written there (before any work):
-    ``TypeError`` unless a ``str``/``os.PathLike``; ``FileNotFoundError`` when its directory does not
-    exist; ``PermissionError`` when that directory is not writable."""
+    ``TypeError`` unless a ``str``/``os.PathLike``; ``ValueError`` for an empty name;
+    ``IsADirectoryError`` when it is a directory; ``FileNotFoundError`` when its directory does not
+    exist; ``PermissionError`` when the file exists and is not writable, or the directory does not
+    allow creating it. The one check of every output file (API and CLI: the CLI turns these into
+    its one-line errors naming the option)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike), got {type(path).__name__}")
     path = os.fspath(path)
-    parent = os.path.dirname(os.path.abspath(os.path.expanduser(path)))
+    if not path:
+        raise ValueError(f"{name}: empty file name")
+    full = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(full):
+        raise IsADirectoryError(f"{name}={path!r} is a directory, not a file")
+    parent = os.path.dirname(full)
     if not os.path.isdir(parent):
         raise FileNotFoundError(f"{name}={path!r}: the directory {parent!r} does not exist (cannot write {path!r})")
-    if not os.access(parent, os.W_OK):
+    if os.path.exists(full):
+        if not os.access(full, os.W_OK):
+            raise PermissionError(f"{name}={path!r} is not writable")
+    elif not os.access(parent, os.W_OK | os.X_OK):
         raise PermissionError(f"{name}={path!r}: the directory {parent!r} is not writable (cannot write {path!r})")
     return path
 

@@ -706,22 +706,24 @@ def as_exact_rho(rho):
     """``rho`` as an exact rational (``fmpq``) for ``method="exact"``: int, Fraction, sympy Rational,
     fmpq or a decimal string; floats are refused (their binary value is rarely what is meant)."""
     from flint import fmpq
+
+    from ..core.validation import exact_real
     if isinstance(rho, bool):
         raise TypeError(f"rho must be an exact rational for method='exact', got {rho!r}")
-    if isinstance(rho, numbers.Integral):
-        q = Fraction(int(rho))
-    elif isinstance(rho, Fraction):
-        q = rho
-    elif isinstance(rho, sp.Rational) or type(rho).__name__ == "fmpq":
-        q = Fraction(int(rho.p), int(rho.q))
-    elif isinstance(rho, str):
-        try:
-            q = Fraction(rho.strip())
-        except ValueError:
-            raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
-    else:
-        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational "
-                        f"or a decimal string such as '1.3'), got {type(rho).__name__} {rho!r}")
+    if isinstance(rho, (float, mpmath.mpf)) or type(rho).__module__ == "numpy" and not isinstance(rho, numbers.Integral):
+        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational, "
+                        f"flint fmpq, Decimal or a decimal string such as '1.3'), got {type(rho).__name__} {rho!r}")
+    try:
+        q = exact_real(rho, "rho", allow_str=True)       # the input layer: exact, names the argument
+    except TypeError:
+        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational, "
+                        f"flint fmpq, Decimal or a decimal string such as '1.3'), got {type(rho).__name__} "
+                        f"{rho!r}") from None
+    except ValueError:
+        raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
+    if not isinstance(q, (int, Fraction)):
+        raise TypeError(f"method='exact' needs an exact rational rho, got {type(rho).__name__} {rho!r}")
+    q = Fraction(q)
     if q <= 0:
         raise ValueError(f"rho must be a rational number in (0, inf), got {rho!r}")
     return fmpq(q.numerator, q.denominator), q

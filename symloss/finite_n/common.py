@@ -10,7 +10,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from ..core.validation import check_choice, check_int, check_real
+from ..core.validation import check_choice, check_int, check_real, real_float
 
 POLICIES = ("random", "retrial", "power", "jsq")
 SAMPLINGS = ("with_replacement", "without_replacement")
@@ -22,9 +22,8 @@ N_BATCHES = 20
 # --------------------------------------------------------------------------------------------------
 
 def _to_float(x) -> float:
-    if isinstance(x, (numbers.Real, Fraction)):
-        return float(x)
-    return float(mpmath.mpf(x))
+    """The load as float64: its exact value (the input layer) rounded once."""
+    return real_float(x, "rho")
 
 
 def _check_common(policy, N, C, rho, d, sampling, *, max_N=None):

@@ -494,17 +494,31 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     for name, m in (("model_a", model_a), ("model_b", model_b)):
         if not isinstance(m, MeanFieldModel):
             raise TypeError(f"{name} must be a MeanFieldModel, got {type(m).__name__}")
+    if _same_definition(model_a, model_b):
+        raise ValueError(f"{model_a!r} and {model_b!r} coincide (identical stationary equations and blocking): "
+                         "there is nothing to compare")
     fast = None if method == "generic" else _fast_models(model_a, model_b)
     if fast is None:
         if method == "fast":
             raise ValueError(f"{model_a!r} and {model_b!r} are not a retrial-of-d / power-of-d pair (fast path)")
         from .certified_generic import generic_comparison
-        return generic_comparison(model_a, model_b, dps=dps, t0=t0)
+        try:
+            return generic_comparison(model_a, model_b, dps=dps, t0=t0)
+        except ArithmeticError as exc:
+            _raise_if_coincide(model_a, model_b, exc)
+            raise
     ret, pod, orient, rb, pb = fast
     C, dt, d = rb["C"], rb["d"], pb["d"]
+    if C == 1 and d == dt:
+        raise ValueError(f"{model_a!r} and {model_b!r} coincide: at C = 1 retrial-of-{d} and power-of-{d} solve the "
+                         f"same equation rho (1 - u^{d}) = u (there is nothing to compare)")
     lemmas = _lemmas(C, d, dt)
     search = _Search(C, d, dt, dps, prec, K, K_end)
-    found = search.run()
+    try:
+        found = search.run()
+    except ArithmeticError as exc:
+        _raise_if_coincide(model_a, model_b, exc)
+        raise
     summary = _summary(found["small_end"], found["large_end"], found["cells"], dps)
     data = {"format": FORMAT_FAST, "symloss_version": _version(),
             "models": {"retrial": _model_record(ret), "power": _model_record(pod)},
@@ -514,6 +528,32 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
             "small_end": found["small_end"], "large_end": found["large_end"], "cells": found["cells"],
             "summary_psi": summary}
     return _result(model_a, model_b, data, orient, time.perf_counter() - t0)
+
+
+def _same_definition(a, b) -> bool:
+    """Exactly the same system: equal sparse drifts (same variables), invariants and blocking."""
+    import sympy as sp
+    if tuple(a.variables) != tuple(b.variables):
+        return False
+    pa, pb = a._drift_poly, b._drift_poly
+    if pa is None or pb is None or pa != pb:
+        return False
+    inv_a = [(list(c), v) for c, v in a._invariants]
+    inv_b = [(list(c), v) for c, v in b._invariants]
+    return inv_a == inv_b and sp.expand(a._blocking - b._blocking) == 0
+
+
+def _raise_if_coincide(a, b, exc) -> None:
+    """After a failed search: a ValueError when the two blockings agree to 25 digits at three loads
+    (the models coincide in different coordinates; evidence, said so), else nothing."""
+    from .compare import _equal_at_sample_loads
+    try:
+        same = _equal_at_sample_loads(a, b, 0.01, 100)
+    except (ArithmeticError, ValueError):
+        return
+    if same:
+        raise ValueError(f"{a!r} and {b!r} appear to coincide: their blockings agree to 25 digits at the loads "
+                         f"0.1, 1 and 10 (sampled; the certified search failed with: {exc})") from exc
 
 
 def _result(model_a, model_b, data, orient, seconds) -> CertifiedComparison:

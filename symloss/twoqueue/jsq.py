@@ -552,15 +552,7 @@ class TwoQueueJSQ:
 
     def __init__(self, N, rho):
         self.N = check_int(N, "N", min_value=1)
-        try:
-            from flint import fmpq, fmpz
-            if isinstance(rho, fmpq):
-                rho = Fraction(int(rho.p), int(rho.q))
-            elif isinstance(rho, fmpz):
-                rho = int(rho)
-        except ImportError:  # pragma: no cover
-            pass
-        self.rho = check_real(rho, "rho", lower=0, lower_open=True)
+        self.rho = check_real(rho, "rho", lower=0, lower_open=True)      # the input layer (exact; flint too)
         self.a = float(self.N / to_mpf(self.rho))
 
     def __repr__(self) -> str:
@@ -1310,19 +1302,28 @@ class TwoQueueJSQ:
 
 
 def _to_fmpq(x):
-    from flint import fmpq, fmpz
+    """An exact rational load as ``fmpq`` through the input layer (integer-valued binary floats are
+    accepted, other binary values are refused: their value is rarely the rational meant)."""
+    from flint import fmpq
+
+    from ..core.validation import exact_real
+    msg = (f"method='exact' needs a rational rho (int, fractions.Fraction or flint.fmpq), got "
+           f"{type(x).__name__} {x!r}; write e.g. Fraction(3, 2), or use method='mp'")
     if isinstance(x, fmpq):
         return x
-    if isinstance(x, (int, fmpz)) and not isinstance(x, bool):
-        return fmpq(int(x))
-    if isinstance(x, Fraction):
-        return fmpq(x.numerator, x.denominator)
-    if isinstance(x, numbers.Integral):
-        return fmpq(int(x))
-    if isinstance(x, (float, mpmath.mpf)) and float(x).is_integer():
-        return fmpq(int(x))
-    raise TypeError(f"method='exact' needs a rational rho (int, fractions.Fraction or flint.fmpq), got "
-                    f"{type(x).__name__} {x!r}; write e.g. Fraction(3, 2), or use method='mp'")
+    try:
+        v = exact_real(x, "rho")
+    except TypeError:
+        raise TypeError(msg) from None
+    if isinstance(v, bool):
+        raise TypeError(msg)
+    if isinstance(v, int):
+        return fmpq(v)
+    if isinstance(v, Fraction) and not isinstance(x, (float, mpmath.mpf)) and type(x).__module__ != "numpy":
+        return fmpq(v.numerator, v.denominator)
+    if isinstance(v, (float, mpmath.mpf, Fraction)) and v == int(v):
+        return fmpq(int(v))
+    raise TypeError(msg)
 
 
 def _residual_kernels(kern: LevelKernels, rho, q):
