@@ -12,7 +12,12 @@ through their accelerators (now verified against the definition) no slower than 
 worst PowerOfD(C, d).blocking(rho, dps=30) over rho in [0.01 C, 10 C], C in {2, 5, 10, 30, 100, 1000},
 d in {2, 3}: <= 20 ms for C <= 100, <= 0.5 s at C = 1000.
 
-Run:  python benchmarks/bench_meanfield.py [--quick] [--slow-baseline]
+Targets (issue 17, large C): PowerOfD(10^4, 2).blocking(12000) first call (derivation + solve) well under a
+minute (was minutes); threshold_load(1000, 2, 3, dps=15) and crossing_loads(1000, 2, 3) under 10 s each (were
+minutes; the scan's evaluation count is printed against the previous refinement test, re-run here with
+--slow-baseline); the nullspace of the 2 10^5 jumps of C = 10^5 in seconds.
+
+Run:  python benchmarks/bench_meanfield.py [--quick] [--slow-baseline] [--large-only]
 (--slow-baseline also times the previous implementation on the cliff cases, e.g. 41 s at C = 1000.)
 """
 import subprocess
@@ -160,8 +165,81 @@ def section_models_as_data(quick: bool, slow_baseline: bool):
                   f"ratio {t_old / t_new:.0f}x")
 
 
+def _previous_scan_count(a, b, rho_min, rho_max):
+    """Evaluations of the scan with the refinement test on D itself (the code before issue 17's fix)."""
+    import math
+    from symloss.meanfield.compare import _float_logdiff
+    lo_l, hi_l = math.log(rho_min), math.log(rho_max)
+    n0 = max(16, int(64 * (hi_l - lo_l) / math.log(10)))
+    grid = [lo_l + (hi_l - lo_l) * i / n0 for i in range(n0 + 1)]
+    vals = {}
+
+    def D(l):
+        if l not in vals:
+            vals[l] = _float_logdiff(a, b, math.exp(l))
+        return vals[l]
+    for l in grid:
+        D(l)
+    cells = list(zip(grid[:-1], grid[1:]))
+    while cells:
+        x0, x1 = cells.pop()
+        D0, D1 = D(x0), D(x1)
+        if D0 == 0 or D1 == 0 or (D0 < 0) != (D1 < 0):
+            continue
+        slope = abs(D1 - D0) / (x1 - x0)
+        i_prev, i_next = x0 - (x1 - x0), x1 + (x1 - x0)
+        neigh = [abs(D(i_next) - D1) / (x1 - x0) if i_next <= hi_l else 0.0,
+                 abs(D0 - D(i_prev)) / (x1 - x0) if i_prev >= lo_l else 0.0]
+        L = 4 * max([slope] + neigh)
+        if min(abs(D0), abs(D1)) <= 2 * L * (x1 - x0) and x1 - x0 > 1e-8:
+            m = (x0 + x1) / 2
+            cells += [(x0, m), (m, x1)]
+    return len(vals)
+
+
+def section_large_C(slow_baseline: bool):
+    import random
+    from symloss import crossing_loads
+    from symloss.core.model import _sparse_nullspace
+    from symloss.meanfield import compare
+    print("
+large C (issue 17): first calls, including the derivation of the definition")
+    for C, d, rho, dps in [(10000, 2, 12000, 30), (10000, 64, 12000, 30)]:
+        t0 = time.perf_counter()
+        b = PowerOfD(C, d).blocking(rho, dps=dps)
+        print(f"  PowerOfD({C}, {d}).blocking({rho}, dps={dps}) = {mpmath.nstr(b, 15)}  {time.perf_counter() - t0:6.1f} s "
+              f"(was minutes)")
+    a, b = RetrialOfD(1000, 3), PowerOfD(1000, 2)
+    t0 = time.perf_counter()
+    th = threshold_load(1000, 2, 3, dps=15)
+    t_th = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    cr = crossing_loads(1000, 2, 3, dps=15)
+    t_cr = time.perf_counter() - t0
+    print(f"  threshold_load(1000, 2, 3, dps=15) = {mpmath.nstr(th, 15)}  {t_th:6.1f} s; crossing_loads: "
+          f"{len(cr.crossings)} crossing, {t_cr:6.1f} s (targets <= 10 s)")
+    cells, n_new, _ = compare._scan(a, b, 0.01, 50000)
+    if slow_baseline:
+        t0 = time.perf_counter()
+        n_old = _previous_scan_count(a, b, 0.01, 50000)
+        print(f"  scan evaluations: now {n_new}, previous refinement test {n_old} ({time.perf_counter() - t0:.1f} s), "
+              f"ratio {n_old / n_new:.1f}x")
+    else:
+        print(f"  scan evaluations: now {n_new} (previous: 21 910; --slow-baseline re-runs it)")
+    n = 100_001
+    rows = [((k, -1), (k + 1, 1)) for k in range(n - 1)] + [((k, 1), (k + 1, -1)) for k in range(n - 1)]
+    random.Random(1).shuffle(rows)
+    t0 = time.perf_counter()
+    basis = _sparse_nullspace(rows, n)
+    print(f"  nullspace of the 2e5 chain jumps of C = 1e5: {len(basis)} form in {time.perf_counter() - t0:.2f} s "
+          f"(was quadratic: 30 s at 3e4)")
+
+
 def main():
     quick = "--quick" in sys.argv
+    if "--large-only" in sys.argv:
+        section_large_C("--slow-baseline" in sys.argv)
+        return
     section_models_as_data(quick, "--slow-baseline" in sys.argv)
     if quick:
         return
@@ -202,6 +280,7 @@ def main():
         print(f"  PowerOfD({C},{d}) rho={rho}: certified {t_cert * 1e3:8.1f} ms, residual {mpmath.nstr(fp.residual, 3)};"
               f" ODE to T={T:g}: {t_ode * 1e3:8.1f} ms, residual {mpmath.nstr(res_ode, 3)},"
               f" blocking rel. error {mpmath.nstr(rel, 3)}; speed ratio {t_ode / t_cert:.1f}x")
+    section_large_C("--slow-baseline" in sys.argv)
 
 
 if __name__ == "__main__":
