@@ -172,7 +172,7 @@ def outputs(args, *formats) -> dict:
 
 def check_writable(path, option: str) -> str:
     """Fail now (not after the computation) when ``path`` cannot be written: the API's
-    :func:`symloss.core.validation.check_output_path`, its error turned into a one-line
+    ``symloss.core.validation.check_output_path``, its error turned into a one-line
     :class:`CliError` naming the option."""
     from ..core.validation import check_output_path
     try:
