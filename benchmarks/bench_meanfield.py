@@ -202,8 +202,7 @@ def section_large_C(slow_baseline: bool):
     from symloss import crossing_loads
     from symloss.core.model import _sparse_nullspace
     from symloss.meanfield import compare
-    print("
-large C (issue 17): first calls, including the derivation of the definition")
+    print("\nlarge C (issue 17): first calls, including the derivation of the definition")
     for C, d, rho, dps in [(10000, 2, 12000, 30), (10000, 64, 12000, 30)]:
         t0 = time.perf_counter()
         b = PowerOfD(C, d).blocking(rho, dps=dps)

@@ -460,6 +460,46 @@ class MeanFieldModel:
         return rows
 
     @_derived
+    def _poly_residual(self):
+        """``(fn, coefs)``: a straight-line function ``fn(z, c) -> (values, magnitudes)`` of the drift
+        rows generated from :attr:`_drift_poly` (``z`` the state balls and rho, ``c`` the coefficient
+        balls, ``coefs`` their exact ``fmpq`` values; a row's magnitude is the sum of the absolute
+        values of its terms), or ``None`` when the drift is not a sparse polynomial or has more than
+        ``2 10^5`` terms (the generated code would cost more to compile than a loop costs to run)."""
+        poly = self._drift_poly
+        if poly is None or sum(len(r) for r in poly) > 200_000:
+            return None
+        from flint import arb, fmpq
+        powers: dict = {}
+        coefs = []
+        lines = ["def _residual(z, c):"]
+        rows = []
+        for row in poly:
+            names = []
+            for key, cf in row.items():
+                factors = [f"c[{len(coefs)}]"]
+                coefs.append(fmpq(cf.numerator, cf.denominator))
+                for j, e in key:
+                    name = powers.get((j, e))
+                    if name is None:
+                        name = f"p{len(powers)}"
+                        powers[(j, e)] = name
+                        lines.append(f"    {name} = z[{j}]" + ("" if e == 1 else f" ** {int(e)}"))
+                    factors.append(name)
+                names.append(" * ".join(factors))
+            rows.append(names)
+        lines.append("    vals = []")
+        lines.append("    mags = []")
+        for names in rows:
+            lines.append(f"    row = ({', '.join(names) if names else '_zero'},)")
+            lines.append("    vals.append(sum(row, _zero))")
+            lines.append("    mags.append(sum(map(abs, row), _zero))")
+        lines.append("    return vals, mags")
+        ns = {"_zero": arb(0)}
+        exec(compile("\n".join(lines), "<symloss drift residual>", "exec"), ns)
+        return ns["_residual"], coefs
+
+    @_derived
     def _drift(self):
         n = len(self.variables)
         poly = self._drift_poly

@@ -220,8 +220,17 @@ class _Accelerator:
             xs = [v if isinstance(v, arb) else to_arb(v) for v in x]
             if poly is not None:
                 # straight from the definition's sparse drift (linear in its terms; compiling the
-                # system first cost 15 s at C = 10^4)
-                vals, mags = _poly_residual_arb(poly, model._invariants, xs, to_arb(res.rho))
+                # system first cost 15 s at C = 10^4): a generated straight-line function, or a loop
+                # for very large drifts
+                gen = model._poly_residual
+                r = to_arb(res.rho)
+                if gen is not None:
+                    fn, coefs = gen
+                    vals, mags = fn(list(xs) + [r], [arb(q) for q in coefs])
+                    iv, im = _poly_residual_arb([], model._invariants, xs, r)
+                    vals, mags = vals + iv, mags + im
+                else:
+                    vals, mags = _poly_residual_arb(poly, model._invariants, xs, r)
             else:
                 vals, mags = comp.table.residual_from_x(xs, to_arb(res.rho))
             tol = arb(10) ** (-(dps + 4))
@@ -261,12 +270,14 @@ def _poly_residual_arb(poly, invariants, xs, rho):
             m += abs(t)
         vals.append(v)
         mags.append(m)
+    def exact(c):      # invariant coefficients are SymPy integers, mostly 1: skip the general conversion
+        return arb(int(c)) if isinstance(c, int) or getattr(c, "is_Integer", False) else to_arb(c)
     for cc, val in invariants:
-        v = -to_arb(val)
+        v = -exact(val)
         m = abs(v)
         for ci, xi in zip(cc, xs):
             if ci != 0:
-                t = to_arb(ci) * xi
+                t = xi if ci == 1 else exact(ci) * xi
                 v += t
                 m += abs(t)
         vals.append(v)
