@@ -36,10 +36,13 @@ from ..core.validation import check_int
 __all__ = ["RandomRouting", "RetrialOfD", "PowerOfD", "JSQ", "FixedPointResult", "OdeResult", "RHO", "BSYM"]
 
 #: largest capacity of the shipped policies: the definition (2C SymPy transitions) is derived and checked
-#: before any solve, linear in C; measured at C = 10^4 on 2 cores: 5-10 s for d <= 8, up to 69 s
-#: for RetrialOfD(C, 64) at light load (C = 10^5 took 74 s to derive and 135 s to solve, see
+#: before any solve, linear in C; measured at C = 10^4 on 2 cores: 6-12 s for d <= 8, 49 s for
+#: RetrialOfD(C, 64) at light load (C = 10^5 took 74 s to derive and 135 s to solve, see
 #: docs/accuracy_and_limits.md)
 _MAX_C = 10_000
+#: largest capacity of JSQ: its Heaviside rates cost SymPy about 4 ms per level to build and check
+#: (JSQ(1000).blocking: 4.1 s first call, JSQ(10^4): 60 s, measured)
+_MAX_C_JSQ = 1_000
 _MAX_D = 64
 
 
@@ -658,7 +661,7 @@ class JSQ(_TailStateModel):
     Parameters
     ----------
     C : int
-        Capacity of a server, ``1 <= C <= 10000``.
+        Capacity of a server, ``1 <= C <= 1000`` (the Heaviside definition is slow to derive beyond).
 
     Raises
     ------
@@ -686,6 +689,7 @@ class JSQ(_TailStateModel):
     name = "jsq"
 
     def __init__(self, C):
+        check_int(C, "C", min_value=1, max_value=_MAX_C_JSQ)
         super().__init__(C, 1)
 
     def transitions(self):

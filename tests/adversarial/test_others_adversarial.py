@@ -139,6 +139,10 @@ def test_power_of_d_C_beyond_the_documented_range(isolated):
         PowerOfD(10001, 2)
     with pytest.raises(ValueError, match="C"):
         RetrialOfD(10 ** 5, 2)
+    # JSQ's Heaviside definition: 60 s to derive and check at C = 10^4; documented range C <= 1000
+    with pytest.raises(ValueError, match=r"C must be an integer in \[1, 1000\], got 1001"):
+        JSQ(1001)
+    assert JSQ(1000).C == 1000
 
 
 @covers("threshold_load", "crossing_loads", "CrossingResult")
