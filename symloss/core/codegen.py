@@ -95,6 +95,41 @@ def _arb_q(p, q):
     return arb(fmpq(p, q))
 
 
+def straight_line_residual(terms, rows, n_rows: int):
+    """A straight-line function ``fn(z, c) -> (values, magnitudes)`` of a sparse system, generated
+    once: term ``t`` is ``c[t] * prod z[j]^a`` over its ``(j, a)`` pairs in ``terms[t]`` (``a`` an
+    int, or an ``fmpq`` evaluated as ``exp(a log z_j)``) and belongs to row ``rows[t]``; a row's
+    magnitude is the sum of the absolute values of its terms. Every power is computed once; each row
+    is one flat tuple summed (no deeply nested expression for long rows)."""
+    powers: dict = {}
+    lines = ["def _residual(z, c):"]
+    for e in terms:
+        for j, a in e:
+            if (j, a) not in powers:
+                name = f"p{len(powers)}"
+                powers[(j, a)] = name
+                if isinstance(a, int):
+                    lines.append(f"    {name} = z[{j}] if {a} == 1 else z[{j}] ** {a}")
+                else:
+                    lines.append(f"    {name} = (z[{j}].log() * _Q({int(a.p)}, {int(a.q)})).exp()")
+    by_row: dict = {}
+    for t, e in enumerate(terms):
+        factors = [f"c[{t}]"] + [powers[(j, a)] for j, a in e]
+        lines.append(f"    t{t} = {' * '.join(factors)}")
+        by_row.setdefault(int(rows[t]), []).append(f"t{t}")
+    lines.append("    vals = []")
+    lines.append("    mags = []")
+    for i in range(n_rows):
+        ts = by_row.get(i, ["_zero"])
+        lines.append(f"    row = ({', '.join(ts)},)")
+        lines.append("    vals.append(sum(row, _zero))")
+        lines.append("    mags.append(sum(map(abs, row), _zero))")
+    lines.append("    return vals, mags")
+    ns = {"_Q": _arb_q, "_zero": arb(0)}
+    exec(compile("\n".join(lines), "<symloss residual>", "exec"), ns)
+    return ns["_residual"]
+
+
 _ARB_NS = {"_Z": arb, "_Q": _arb_q, "_exp": lambda x: x.exp(), "_log": lambda x: x.log(),
            "_sqrt": lambda x: x.sqrt(), "_pi": arb.pi}
 
@@ -298,34 +333,7 @@ class _TermTable:
     _residual_fn = None
 
     def _generate_residual(self):
-        powers: dict = {}
-        lines = ["def _residual(z, c):"]
-        for e in self.terms_arb:
-            for j, a in e:
-                if (j, a) not in powers:
-                    name = f"p{len(powers)}"
-                    powers[(j, a)] = name
-                    if isinstance(a, int):
-                        lines.append(f"    {name} = z[{j}] if {a} == 1 else z[{j}] ** {a}")
-                    else:
-                        lines.append(f"    {name} = (z[{j}].log() * _Q({int(a.p)}, {int(a.q)})).exp()")
-        rows: dict = {}
-        for t, e in enumerate(self.terms_arb):
-            factors = [f"c[{t}]"] + [powers[(j, a)] for j, a in e]
-            lines.append(f"    t{t} = {' * '.join(factors)}")
-            rows.setdefault(int(self.row[t]), []).append(f"t{t}")
-        # one statement per row (a flat tuple summed: no deeply nested expression for long rows)
-        lines.append("    vals = []")
-        lines.append("    mags = []")
-        for i in range(self.n_rows):
-            ts = rows.get(i, ["_zero"])
-            lines.append(f"    row = ({', '.join(ts)},)")
-            lines.append("    vals.append(sum(row, _zero))")
-            lines.append("    mags.append(sum(map(abs, row), _zero))")
-        lines.append("    return vals, mags")
-        ns = {"_Q": _arb_q, "_zero": arb(0)}
-        exec(compile("\n".join(lines), "<symloss residual>", "exec"), ns)
-        return ns["_residual"]
+        return straight_line_residual(self.terms_arb, self.row, self.n_rows)
 
     def values_arb(self, z):
         M = self._monomials(z)

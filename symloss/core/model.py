@@ -470,35 +470,16 @@ class MeanFieldModel:
         poly = self._drift_poly
         if poly is None or sum(len(r) for r in poly) > 20_000:
             return None
-        from flint import arb, fmpq
-        powers: dict = {}
-        coefs = []
-        lines = ["def _residual(z, c):"]
-        rows = []
-        for row in poly:
-            names = []
+        from flint import fmpq
+
+        from .codegen import straight_line_residual
+        terms, rows, coefs = [], [], []
+        for i, row in enumerate(poly):
             for key, cf in row.items():
-                factors = [f"c[{len(coefs)}]"]
+                terms.append([(j, int(e)) for j, e in key])
+                rows.append(i)
                 coefs.append(fmpq(cf.numerator, cf.denominator))
-                for j, e in key:
-                    name = powers.get((j, e))
-                    if name is None:
-                        name = f"p{len(powers)}"
-                        powers[(j, e)] = name
-                        lines.append(f"    {name} = z[{j}]" + ("" if e == 1 else f" ** {int(e)}"))
-                    factors.append(name)
-                names.append(" * ".join(factors))
-            rows.append(names)
-        lines.append("    vals = []")
-        lines.append("    mags = []")
-        for names in rows:
-            lines.append(f"    row = ({', '.join(names) if names else '_zero'},)")
-            lines.append("    vals.append(sum(row, _zero))")
-            lines.append("    mags.append(sum(map(abs, row), _zero))")
-        lines.append("    return vals, mags")
-        ns = {"_zero": arb(0)}
-        exec(compile("\n".join(lines), "<symloss drift residual>", "exec"), ns)
-        return ns["_residual"], coefs
+        return straight_line_residual(terms, rows, len(poly)), coefs
 
     @_derived
     def _drift(self):
@@ -1037,8 +1018,8 @@ class MeanFieldModel:
         >>> RandomRouting(2).eliminant()
         Poly(rho**2*B - rho**2 + 2*rho*B + 2*B, rho, B, domain='ZZ')
         """
-        from ..meanfield.elimination import MAX_GENERIC_WORK, generic_eliminant
-        return generic_eliminant(self, max_degree=MAX_GENERIC_WORK if max_degree is None else max_degree)
+        from ..meanfield.elimination import generic_eliminant
+        return generic_eliminant(self, max_degree=max_degree)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"

@@ -227,10 +227,10 @@ class _Accelerator:
                 if gen is not None:
                     fn, coefs = gen
                     vals, mags = fn(list(xs) + [r], [arb(q) for q in coefs])
-                    iv, im = _poly_residual_arb([], model._invariants, xs, r)
-                    vals, mags = vals + iv, mags + im
                 else:
-                    vals, mags = _poly_residual_arb(poly, model._invariants, xs, r)
+                    vals, mags = _poly_residual_arb(poly, xs, r)
+                iv, im = _invariant_residual_arb(model._invariants, xs)
+                vals, mags = vals + iv, mags + im
             else:
                 vals, mags = comp.table.residual_from_x(xs, to_arb(res.rho))
             tol = arb(10) ** (-(dps + 4))
@@ -246,10 +246,10 @@ class _Accelerator:
         return True, "ok"
 
 
-def _poly_residual_arb(poly, invariants, xs, rho):
-    """``(values, magnitudes)`` of the drift rows (sparse polynomials of ``model._drift_poly``) and
-    of the invariant rows ``c . x - value`` at the balls ``xs`` and ``rho``; a row's magnitude is the
-    sum of the absolute values of its terms."""
+def _poly_residual_arb(poly, xs, rho):
+    """``(values, magnitudes)`` of the drift rows (sparse polynomials of ``model._drift_poly``) at the
+    balls ``xs`` and ``rho``, by a loop (for drifts too large for ``model._poly_residual``); a row's
+    magnitude is the sum of the absolute values of its terms."""
     from flint import fmpq
     z = list(xs) + [rho]
     powers: dict = {}
@@ -270,8 +270,14 @@ def _poly_residual_arb(poly, invariants, xs, rho):
             m += abs(t)
         vals.append(v)
         mags.append(m)
+    return vals, mags
+
+
+def _invariant_residual_arb(invariants, xs):
+    """``(values, magnitudes)`` of the invariant rows ``c . x - value`` at the balls ``xs``."""
     def exact(c):      # invariant coefficients are SymPy integers, mostly 1: skip the general conversion
         return arb(int(c)) if isinstance(c, int) or getattr(c, "is_Integer", False) else to_arb(c)
+    vals, mags = [], []
     for cc, val in invariants:
         v = -exact(val)
         m = abs(v)

@@ -45,16 +45,19 @@ def _fmt_degree(D: int) -> str:
 _MEASURED = "measured: degree 41 in ~10 s, 61-64 in 8-70 s"
 
 
-def _check_degree(predicted: int, max_degree, what: str, model, formula: str, measured: str = _MEASURED) -> None:
-    """Refuse (before any work) an elimination whose predicted degree exceeds ``max_degree``."""
-    max_degree = check_int(max_degree, "max_degree", min_value=1, max_value=10 ** 9)
+def _check_degree(predicted: int, max_degree, default: int, what: str, model, formula: str,
+                  measured: str = _MEASURED) -> None:
+    """Refuse (before any work) an elimination whose predicted degree exceeds ``max_degree``
+    (``default`` when ``None``)."""
+    max_degree = default if max_degree is None else check_int(max_degree, "max_degree", min_value=1,
+                                                             max_value=10 ** 9)
     if predicted > max_degree:
         raise BudgetError(f"{what} of {model!r}: predicted degree {_fmt_degree(predicted)} ({formula}) exceeds "
                           f"max_degree={max_degree}; the symbolic elimination grows steeply with the degree "
                           f"({measured}); pass a larger max_degree to try")
 
 
-def _bezout_of_rows(model, rows=None) -> int:
+def _bezout_of_rows(model) -> int:
     """Product over the drift rows of their total degree in the state variables (from the sparse
     drift, no expansion): the Bezout bound on the number of solutions of the system eliminated."""
     poly = model._drift_poly
@@ -62,7 +65,7 @@ def _bezout_of_rows(model, rows=None) -> int:
     if poly is None:
         V = list(model.variables)
         out = 1
-        for e in (rows if rows is not None else model.drift()):
+        for e in model.drift():
             if e != 0:
                 out *= max(1, sp.Poly(e, *V).total_degree())
         return out
@@ -122,7 +125,7 @@ def physical_factor(P: sp.Poly, model) -> sp.Poly:
     return sp.Poly(best, RHO, BSYM)
 
 
-def generic_eliminant(model, *, max_variables: int = 6, max_degree: int = MAX_GENERIC_WORK) -> sp.Poly:
+def generic_eliminant(model, *, max_variables: int = 6, max_degree: int | None = None) -> sp.Poly:
     r"""Eliminate the state from ``model.polynomial_system()`` (lex Groebner basis, ``B`` and
     :math:`\rho` last) and return the physical factor of the polynomial in :math:`(\rho, B)`.
 
@@ -169,7 +172,7 @@ def generic_eliminant(model, *, max_variables: int = 6, max_degree: int = MAX_GE
         deg = sp.Poly(p_, *V).total_degree() if p_.free_symbols & set(V) else 0
         bez *= max(1, deg)
     work = bez * 4 ** max(0, len(V) - 2)
-    _check_degree(work, max_degree, "the generic eliminant", model,
+    _check_degree(work, max_degree, MAX_GENERIC_WORK, "the generic eliminant", model,
                   f"work index: Bezout number {bez} of the polynomial system times 4^(n - 2), n = {len(V)}",
                   "measured: index 64 in 1.4-8.3 s; 216 and more did not end in a minute")
     G = sp.groebner(polys, *V, RHO, BSYM, order="lex")
@@ -219,10 +222,10 @@ def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
     """
     if not _retrial_reduction_applies(model):
-        return generic_eliminant(model, max_degree=MAX_GENERIC_WORK if max_degree is None else max_degree)
+        return generic_eliminant(model, max_degree=max_degree)
     C, d = model.C, model.d
-    _check_degree(C * (d - 1) + 1, MAX_ELIMINANT_DEGREE if max_degree is None else max_degree,
-                  "the retrial eliminant", model, "C (d - 1) + 1")
+    _check_degree(C * (d - 1) + 1, max_degree, MAX_ELIMINANT_DEGREE, "the retrial eliminant", model,
+                  "C (d - 1) + 1")
     a, p = sp.symbols("a p", positive=True)
     S = sum(a ** k / sp.factorial(k) for k in range(C + 1))
     e1 = sp.expand((p * S - a ** C / sp.factorial(C)) * sp.factorial(C))
@@ -267,8 +270,8 @@ def retrial_relation_in_a(model, *, max_degree: int | None = None) -> sp.Poly:
                          "so there is no relation in the per-server load a")
     a = sp.Symbol("a", positive=True)
     C, d = model.C, model.d
-    _check_degree(C * (d - 1) + 1, MAX_RELATION_DEGREE if max_degree is None else max_degree,
-                  "the relation in a", model, "C (d - 1) + 1",
+    _check_degree(C * (d - 1) + 1, max_degree, MAX_RELATION_DEGREE, "the relation in a", model,
+                  "C (d - 1) + 1",
                   "measured: degree 61 in 2.6 s, 129 in 7 s")
     S = sum(a ** k / sp.factorial(k) for k in range(C + 1))
     expr = sp.expand(sp.together(RHO * sum((a ** C / sp.factorial(C) / S) ** j for j in range(d)) - a))
@@ -307,8 +310,7 @@ def power_polynomial_in_s(model, *, max_degree: int | None = None) -> sp.Poly:
     >>> power_polynomial_in_s(PowerOfD(2, 2))
     Poly(s**4*rho**4 + 2*s**3*rho**3 - 2*s**2*rho**4 - 2*s*rho**3 - 2*s*rho + rho**4, s, rho, domain='ZZ')
     """
-    _check_degree(_bezout_of_rows(model), MAX_ELIMINANT_DEGREE if max_degree is None else max_degree,
-                  "the polynomial in s = u_C", model,
+    _check_degree(_bezout_of_rows(model), max_degree, MAX_ELIMINANT_DEGREE, "the polynomial in s = u_C", model,
                   "Bezout number of the drift rows, d^C for power-of-d")
     V = list(model.variables)
     C = len(V)
@@ -368,6 +370,6 @@ def power_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     P = power_polynomial_in_s(model, max_degree=max_degree)
     Bs = model._blocking.subs(model.variables[-1], s)
     if Bs.free_symbols - {s, RHO}:
-        return generic_eliminant(model, max_degree=MAX_GENERIC_WORK if max_degree is None else max_degree)
+        return generic_eliminant(model, max_degree=max_degree)
     r = sp.resultant(P.as_expr(), sp.numer(sp.together(BSYM - Bs)), s)
     return physical_factor(sp.Poly(r, RHO, BSYM), model)

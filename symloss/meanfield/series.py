@@ -569,10 +569,9 @@ def _substitute(expr, scal, cs, vs, where):
     return sp.expand(expr.xreplace(sub))
 
 
-def _solve_leading(lead_eqs, cs, deadline=None):
+def _solve_leading(lead_eqs, cs, deadline):
     """Solve the triangular leading system: repeatedly pick an equation linear in exactly one
     unknown coefficient (the others being known)."""
-    deadline = deadline or Deadline(None)
     known: dict = {}
     pivots: dict = {}
     eqs = list(lead_eqs)
@@ -649,8 +648,7 @@ class _SeriesPoly:
         return acc.truncate(M)
 
 
-def _expand(model, policy, where, n, deadline=None):
-    deadline = deadline or Deadline(None)
+def _expand(model, policy, where, n, deadline):
     if policy == "generic":
         eqs, scal = _ansatz(model, policy, where)
         try:
@@ -666,8 +664,7 @@ def _expand(model, policy, where, n, deadline=None):
     return _expand_with(model, policy, where, n, eqs, scal, deadline)
 
 
-def _expand_with(model, policy, where, n, eqs, scal, deadline=None):
-    deadline = deadline or Deadline(None)
+def _expand_with(model, policy, where, n, eqs, scal, deadline):
     C, d = getattr(model, "C", None), getattr(model, "d", 1)
     m = len(scal)
     cs = list(sp.symbols(f"c0:{m}"))
@@ -746,8 +743,7 @@ def _expand_with(model, policy, where, n, eqs, scal, deadline=None):
                           method, exps)
 
 
-def _solve_series(G_exprs, vs, Jinv, M, cmap, deadline=None):
-    deadline = deadline or Deadline(None)
+def _solve_series(G_exprs, vs, Jinv, M, cmap, deadline):
     m = len(vs)
     G = [_SeriesPoly(g, vs, M, cmap) for g in G_exprs]
     v = [fmpq_poly([]) for _ in range(m)]
