@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+import types
 from fractions import Fraction
 from typing import Callable, Sequence
 
@@ -62,7 +63,7 @@ def laurent_dict(expr, symbols, idx=None):
         coeff, rest = term.as_coeff_Mul()
         if not coeff.is_Rational:
             if coeff.is_Float:
-                coeff = sp.nsimplify(coeff)
+                coeff = sp.Rational(coeff)       # the exact binary value written, never a guess
             else:
                 return None
         mono: dict = {}
@@ -161,33 +162,205 @@ class ModelDefinitionError(ValueError):
     length, an invariant that a jump changes, a rate in unknown symbols, ...)."""
 
 
+def exact_value(v, where: str):
+    """A number the user wrote, exactly: ints, Fractions and SymPy numbers as they are, a float as its
+    exact binary value (``0.1`` is 3602879701896397/2^55, never guessed as 1/10); refuses a value that
+    is not a finite real number, naming ``where``.
+
+    Parameters
+    ----------
+    v : number
+        The value.
+    where : str
+        The place it was written (used in the error).
+
+    Returns
+    -------
+    sympy.Expr
+        An exact SymPy number (or expression without floats).
+
+    Raises
+    ------
+    ModelDefinitionError
+        If ``v`` is not a finite real number or an exact SymPy expression.
+    """
+    if isinstance(v, bool):
+        raise ModelDefinitionError(f"{where}: {v!r} is a bool, not a number")
+    if isinstance(v, Fraction):
+        return sp.Rational(v.numerator, v.denominator)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            raise ModelDefinitionError(f"{where}: {v!r} is not a finite number")
+        return sp.Rational(v)
+    try:
+        e = sp.sympify(v, strict=True)
+    except (sp.SympifyError, TypeError):
+        raise ModelDefinitionError(f"{where}: {v!r} ({type(v).__name__}) is not a number") from None
+    return exact_expr(e, where)
+
+
+def exact_expr(expr, where: str):
+    """``expr`` with every SymPy ``Float`` replaced by its exact binary value (the number the user
+    wrote, as the machine holds it); refuses ``nan`` and infinities, naming ``where``.
+
+    Parameters
+    ----------
+    expr : sympy.Expr
+        An expression.
+    where : str
+        The place it was written (used in the error).
+
+    Returns
+    -------
+    sympy.Expr
+
+    Raises
+    ------
+    ModelDefinitionError
+        If ``expr`` holds a non-finite number.
+    """
+    if not isinstance(expr, sp.Basic):
+        return expr
+    if expr.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
+        raise ModelDefinitionError(f"{where}: {expr} holds a non-finite number")
+    floats = expr.atoms(sp.Float)
+    if not floats:
+        return expr
+    return expr.xreplace({f: sp.Rational(f) for f in floats})
+
+
+#: attributes of a model instance that hold caches, not definition: cleared whenever an attribute of
+#: the instance is assigned (a changed instance is a new definition)
+CACHE_ATTRIBUTES = frozenset({"_identity", "_derived_cache", "_finite_n_chains", "_refined_tables",
+                              "_float_start_cache"})
+
+
+class DefinitionKey:
+    """The identity of a model: its canonical definition, compared by value.
+
+    ``parts`` is ``(variables, state_kind, C, transitions, blocking, invariants)`` with every rate and
+    the blocking after substitution of the parameter values (so the parameters are part of the
+    identity), each transition as ``(nonzero jump entries, rate)`` and each invariant as
+    ``(coefficients, value)``. Two models have equal keys exactly when these are structurally equal
+    SymPy objects: every cache of symloss (derivations, compiled evaluators, accelerator bindings,
+    finite-N chains, kernels, expansions) is keyed on it, never on a class and a few constructor
+    arguments. The checked definition itself is carried (:attr:`transitions`, :attr:`blocking`,
+    :attr:`invariants`) so that a cache hit needs no new derivation. Hashes are per process (SymPy's);
+    a certificate records :meth:`MeanFieldModel.fingerprint` instead, which is stable."""
+
+    __slots__ = ("parts", "transitions", "blocking", "invariants", "_hash")
+
+    def __init__(self, variables, state_kind, C, transitions, blocking, invariants):
+        self.transitions = transitions
+        self.blocking = blocking
+        self.invariants = invariants
+        self.parts = (tuple(variables), state_kind, C,
+                      tuple((tuple((i, int(v)) for i, v in _nonzeros(j)), r) for j, r in transitions),
+                      blocking, tuple((tuple(c), v) for c, v in invariants))
+        self._hash = hash(self.parts)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, DefinitionKey) and self._hash == other._hash
+                                 and self.parts == other.parts)
+
+    def __repr__(self):
+        return f"DefinitionKey({len(self.parts[0])} variables, {len(self.parts[3])} transitions, hash {self._hash:#x})"
+
+
+class _Unfrozen(Exception):
+    """An attribute value that has no hashable canonical form (the state memo is skipped)."""
+
+
+_DUNDER_SKIP = frozenset({"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__",
+                          "__firstlineno__", "__static_attributes__", "__annotations__",
+                          "__annotate__", "__orig_bases__", "__parameters__", "__slots__"})
+
+
+def _freeze(v):
+    """A hashable canonical form of an attribute value, tagged with its type (``1``, ``1.0`` and
+    ``True`` differ); functions, methods and classes by identity; raises :class:`_Unfrozen`."""
+    if v is None or isinstance(v, (str, bytes)):
+        return v
+    if isinstance(v, (bool, int, float, complex, Fraction)):
+        return (type(v), v.hex() if isinstance(v, float) else v)
+    if isinstance(v, sp.MatrixBase):
+        return (sp.MatrixBase, v.shape, tuple(v))
+    if isinstance(v, sp.Basic):
+        return (type(v), v)
+    if isinstance(v, (tuple, list)):
+        return (type(v), tuple(_freeze(x) for x in v))
+    if isinstance(v, (dict,)) or type(v).__name__ == "mappingproxy":
+        items = [(_freeze(k), _freeze(x)) for k, x in v.items()]
+        return (dict, tuple(sorted(items, key=repr)))
+    if isinstance(v, (set, frozenset)):
+        return (frozenset, frozenset(_freeze(x) for x in v))
+    if type(v).__module__ == "numpy" and hasattr(v, "tobytes"):
+        return ("ndarray", str(getattr(v, "dtype", "")), getattr(v, "shape", ()), v.tobytes())
+    if callable(v) or hasattr(v, "__get__") or isinstance(v, type):
+        try:
+            hash(v)
+        except TypeError:
+            raise _Unfrozen(type(v).__name__) from None
+        return ("object", v)
+    raise _Unfrozen(type(v).__name__)
+
+
+def _state_key(model):
+    """``(class, the code and data of every class in its MRO, the instance's attributes)`` frozen, or
+    ``None`` when an attribute has no canonical form. Two instances with the same state key run the
+    same ``transitions()``, ``blocking_expr()`` and ``invariants()`` code on the same data, so they
+    have the same definition: the memo :data:`_STATE_MEMO` maps it to the :class:`DefinitionKey`
+    (instead of deriving the definition again for each new ``PowerOfD(1000, 2)``). A definition that
+    reads mutable module-level state is outside this assumption."""
+    try:
+        code = []
+        for c in type(model).__mro__:
+            if c is object:
+                continue
+            code.append((c, tuple((k, _freeze(v)) for k, v in vars(c).items() if k not in _DUNDER_SKIP)))
+        state = tuple(sorted(((k, _freeze(v)) for k, v in vars(model).items() if k not in CACHE_ATTRIBUTES),
+                             key=lambda kv: kv[0]))
+        key = (tuple(code), state)
+        hash(key)
+        return key
+    except (_Unfrozen, TypeError):
+        return None
+
+
+_STATE_MEMO: dict = {}
+_FINGERPRINTS: dict = {}
+_DEF_METHODS = ("transitions", "blocking_expr", "invariants", "parameter_values")
+
+
 class _derived:
     """A derived quantity of a model, computed once per *definition*.
 
-    The cache key is ``(type(model), model._cache_key(), the definition functions)``: two
-    instances of one class with the same constructor arguments share their derivations, and
-    replacing ``transitions``/``blocking_expr``/``invariants`` on a class (a mutation test) or in a
-    subclass gives a new key, so no stale derivation survives an edit of the definition."""
+    The cache key is ``(model._definition_key(), name)``: the canonical definition itself
+    (:class:`DefinitionKey`), so two models share a derivation exactly when their definitions are
+    equal (whatever their classes or constructor arguments), and a subclass, an edited rate, an extra
+    constructor attribute or a replaced method (a mutation test) gives a new key."""
 
     _CACHE: dict = {}
 
     def __init__(self, fn):
         self.fn = fn
         self.name = fn.__name__
+        self.__doc__ = fn.__doc__
 
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        key = obj._definition_key()
-        if key is None:   # per-instance cache
-            store = obj.__dict__.setdefault("_derived_cache", {})
-            if self.name not in store:
-                store[self.name] = self.fn(obj)
-            return store[self.name]
-        full = (key, self.name)
-        if full not in self._CACHE:
-            self._CACHE[full] = self.fn(obj)
-        return self._CACHE[full]
+        full = (obj._definition_key(), self.name)
+        try:
+            return self._CACHE[full]
+        except KeyError:
+            pass
+        val = self.fn(obj)
+        self._CACHE[full] = val
+        return val
 
 
 class MeanFieldModel:
@@ -336,18 +509,67 @@ class MeanFieldModel:
         return None
 
     # ---- identity -----------------------------------------------------------------------------------
-    def _cache_key(self):
-        """Constructor arguments that determine the definition (``None``: cache per instance)."""
-        return None
+    def __setattr__(self, name, value):
+        # a changed instance is a new definition: drop what was derived from the old one
+        if name not in CACHE_ATTRIBUTES:
+            d = self.__dict__
+            for k in CACHE_ATTRIBUTES:
+                d.pop(k, None)
+        object.__setattr__(self, name, value)
 
-    def _definition_key(self):
-        k = self._cache_key()
-        if k is None:
-            return None
+    def _definition_key(self) -> DefinitionKey:
+        """The model's identity (:class:`DefinitionKey`): its canonical checked definition, with the
+        parameter values substituted. Derived once per instance state (an assignment to any
+        attribute derives it again; so does replacing ``transitions``, ``blocking_expr`` or
+        ``invariants`` on the class) and shared between instances of equal state through a memo.
+        Every cache is keyed on it.
+
+        Returns
+        -------
+        DefinitionKey
+
+        Raises
+        ------
+        ModelDefinitionError
+            If the definition is inconsistent.
+        """
         cls = type(self)
-        fns = tuple(getattr(cls, m, None) for m in ("transitions", "blocking_expr", "invariants",
-                                                     "finite_n_transitions", "finite_n_blocking_expr"))
-        return (cls, k, fns)
+        quick = (cls,) + tuple(getattr(cls, m, None) for m in _DEF_METHODS)
+        memo = self.__dict__.get("_identity")
+        if memo is not None and len(memo[0]) == len(quick) and all(a is b for a, b in zip(memo[0], quick)):
+            return memo[1]
+        skey = _state_key(self)
+        key = _STATE_MEMO.get(skey) if skey is not None else None
+        if key is None:
+            key = self._derive_definition()
+            if skey is not None:
+                if len(_STATE_MEMO) > 4096:
+                    _STATE_MEMO.clear()
+                _STATE_MEMO[skey] = key
+        self.__dict__["_identity"] = (quick, key)
+        return key
+
+    def _derive_definition(self) -> DefinitionKey:
+        trs = self._check_transitions()
+        blocking = self._check_blocking()
+        invariants = self._check_invariants(trs)
+        return DefinitionKey(self.variables, getattr(self, "state_kind", "custom"), _freeze(getattr(self, "C", None)),
+                             trs, blocking, invariants)
+
+    @property
+    def _checked_transitions(self) -> list:
+        """The checked transitions ``[(jump, rate)]`` (parameter values substituted)."""
+        return self._definition_key().transitions
+
+    @property
+    def _blocking(self) -> sp.Expr:
+        """The checked blocking expression (parameter values substituted)."""
+        return self._definition_key().blocking
+
+    @property
+    def _invariants(self) -> list:
+        """``[(coefficient list, value)]`` of the declared invariants, checked against every jump."""
+        return self._definition_key().invariants
 
     @property
     def rho(self):
@@ -368,9 +590,20 @@ class MeanFieldModel:
         """
         return tuple(sp.Symbol(f"n_{v}", nonnegative=True, integer=True) for v in self.variables)
 
-    # ---- derived: symbolic ----------------------------------------------------------------------------
-    @_derived
-    def _checked_transitions(self):
+    # ---- the checked definition (what the identity is made of) ----------------------------------------
+    def _parameter_subs(self) -> dict:
+        pv = self.parameter_values
+        if not pv:
+            return {}
+        out = {}
+        for k, v in pv.items():
+            sym = sp.Symbol(k) if isinstance(k, str) else k
+            if not isinstance(sym, sp.Symbol):
+                raise ModelDefinitionError(f"parameter_values: key {k!r} is not a symbol or a symbol name")
+            out[sym] = exact_value(v, f"parameter_values[{k!r}]")
+        return out
+
+    def _check_transitions(self) -> list:
         trs = self.transitions()
         n = len(self.variables)
         if n == 0:
@@ -379,8 +612,7 @@ class MeanFieldModel:
             raise ModelDefinitionError(f"{type(self).__name__}.transitions() must return a non-empty list of "
                                        f"(jump, rate), got {type(trs).__name__}")
         allowed = set(self.variables) | {RHO}
-        subs = {sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v) for k, v in
-                self.parameter_values.items()}
+        subs = self._parameter_subs()
         out = []
         for i, item in enumerate(trs):
             try:
@@ -392,11 +624,13 @@ class MeanFieldModel:
                 raise ModelDefinitionError(f"transition {i}: jump must be a column of length {n} "
                                            f"(the variables {self.variables}), got shape {jump.shape}")
             nz = _nonzeros(jump)
-            if not all(sp.sympify(e).is_Integer for _, e in nz):
-                raise ModelDefinitionError(f"transition {i}: jump entries must be integers, got {list(jump)}")
+            bad = [(self.variables[j], e) for j, e in nz if not sp.sympify(e).is_Integer]
+            if bad:
+                raise ModelDefinitionError(f"transition {i}: jump entries must be integers, got {bad[0][1]!r} for "
+                                           f"{bad[0][0]} (jump {list(jump)}); a jump is a change of counts")
             if not nz:
                 raise ModelDefinitionError(f"transition {i}: the jump is zero")
-            rate = sp.sympify(rate)
+            rate = exact_expr(sp.sympify(rate), f"transition {i}: rate")
             if subs:
                 rate = rate.subs(subs)
             extra = rate.free_symbols - allowed
@@ -407,6 +641,45 @@ class MeanFieldModel:
             out.append((jump, rate))
         return out
 
+    def _check_blocking(self) -> sp.Expr:
+        B = exact_expr(sp.sympify(self.blocking_expr()), "blocking_expr")
+        subs = self._parameter_subs()
+        if subs:
+            B = B.subs(subs)
+        extra = B.free_symbols - set(self.variables) - {RHO}
+        if extra:
+            raise ModelDefinitionError(f"blocking_expr uses unknown symbols {sorted(map(str, extra))}")
+        return B
+
+    def _check_invariants(self, transitions) -> list:
+        out = []
+        V = list(self.variables)
+        index = {v: j for j, v in enumerate(V)}
+        for e in self.invariants():
+            if not isinstance(e, sp.Equality):
+                raise ModelDefinitionError(f"invariants() must return sympy.Eq(linear form, value), got {e!r}")
+            lhs = sp.expand(exact_expr(e.lhs - e.rhs, f"invariant {e}"))
+            coeffs = lhs.as_coefficients_dict()
+            c = [sp.Integer(0)] * len(V)
+            value = sp.Integer(0)
+            for mono, coef in coeffs.items():
+                if not sp.sympify(coef).is_Rational:
+                    raise ModelDefinitionError(f"invariant {e} does not have rational coefficients")
+                if mono == 1:
+                    value = -coef
+                elif mono in index:
+                    c[index[mono]] += coef
+                else:
+                    raise ModelDefinitionError(f"invariant {e} is not linear in the state variables")
+            if all(ci == 0 for ci in c):
+                raise ModelDefinitionError(f"invariant {e} involves no state variable")
+            for i, (jump, _rate) in enumerate(transitions):
+                if sum(c[j] * v for j, v in _nonzeros(jump)) != 0:
+                    raise ModelDefinitionError(f"invariant {e} is changed by transition {i} (jump {list(jump)})")
+            out.append((c, value))
+        return out
+
+    # ---- derived: symbolic ----------------------------------------------------------------------------
     def drift(self) -> sp.Matrix:
         r"""Mean-field drift :math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)`.
 
@@ -512,36 +785,6 @@ class MeanFieldModel:
         [   0,      rho, -2]])
         """
         return self._drift.jacobian(sp.Matrix(self.variables))
-
-    @_derived
-    def _invariants(self):
-        """[(coefficient list, value)] of the declared invariants, checked against every jump."""
-        out = []
-        V = list(self.variables)
-        for e in self.invariants():
-            if not isinstance(e, sp.Equality):
-                raise ModelDefinitionError(f"invariants() must return sympy.Eq(linear form, value), got {e!r}")
-            lhs = sp.expand(e.lhs - e.rhs)
-            coeffs = lhs.as_coefficients_dict()
-            index = {v: j for j, v in enumerate(V)}
-            c = [sp.Integer(0)] * len(V)
-            value = sp.Integer(0)
-            for mono, coef in coeffs.items():
-                if not sp.sympify(coef).is_Rational:
-                    raise ModelDefinitionError(f"invariant {e} does not have rational coefficients")
-                if mono == 1:
-                    value = -coef
-                elif mono in index:
-                    c[index[mono]] += coef
-                else:
-                    raise ModelDefinitionError(f"invariant {e} is not linear in the state variables")
-            if all(ci == 0 for ci in c):
-                raise ModelDefinitionError(f"invariant {e} involves no state variable")
-            for i, (jump, _rate) in enumerate(self._checked_transitions):
-                if sum(c[j] * v for j, v in _nonzeros(jump)) != 0:
-                    raise ModelDefinitionError(f"invariant {e} is changed by transition {i} (jump {list(jump)})")
-            out.append((c, value))
-        return out
 
     def conserved_forms(self) -> list:
         """Every linear form ``c . x`` conserved by all jumps (a basis, rational coefficients).
@@ -653,17 +896,6 @@ class MeanFieldModel:
         polys.append(BSYM - self.blocking_expr())
         return [sp.expand(p) for p in polys if sp.expand(p) != 0]
 
-    @_derived
-    def _blocking(self):
-        B = sp.sympify(self.blocking_expr())
-        if self.parameter_values:
-            B = B.subs({sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v)
-                        for k, v in self.parameter_values.items()})
-        extra = B.free_symbols - set(self.variables) - {RHO}
-        if extra:
-            raise ModelDefinitionError(f"blocking_expr uses unknown symbols {sorted(map(str, extra))}")
-        return B
-
     def fingerprint(self) -> str:
         """SHA-256 of the stationary system, the invariants and the blocking expression (in
         SymPy's canonical printed form): certificates record it, and a re-check refuses a certificate
@@ -682,11 +914,21 @@ class MeanFieldModel:
         >>> len(RandomRouting(2).fingerprint())
         64
         """
-        return self._fingerprint
+        key = (self._definition_key(), type(self).__name__)
+        fp = _FINGERPRINTS.get(key)
+        if fp is None:
+            fp = _FINGERPRINTS[key] = hashlib.sha256(self._fingerprint_hasher(key[1])).hexdigest()
+        return fp
+
+    def _fingerprint_hasher(self, class_name: str) -> bytes:
+        return (class_name + "\n" + self._fingerprint_text).encode()
 
     @_derived
-    def _fingerprint(self):
-        parts = [type(self).__name__, ",".join(map(str, self.variables))]
+    def _fingerprint_text(self):
+        """The canonical printed definition the fingerprint hashes (after the class name): the
+        variables, the drift rows as exact sparse polynomials (or SymPy's ``srepr``), the invariants
+        and the blocking, with the parameter values substituted."""
+        parts = [",".join(map(str, self.variables))]
         poly = self._drift_poly
         if poly is not None:
             parts += [repr(sorted((k, (c.numerator, c.denominator)) for k, c in row.items())) for row in poly]
@@ -694,7 +936,7 @@ class MeanFieldModel:
             parts += [sp.srepr(sp.expand(e)) for e in self._drift]
         parts += [f"{c}={v}" for c, v in self._invariants]
         parts.append(sp.srepr(sp.expand(self._blocking)))
-        return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+        return "\n".join(parts)
 
     def latex(self, *, environment: str = "align*") -> str:
         r"""The stationary equations and the blocking as a complete LaTeX math environment.
@@ -1036,10 +1278,10 @@ class DefinedModel(MeanFieldModel):
                  finite_n=None, finite_n_blocking=None, state_kind="custom", C=None, initial_state=None):
         self.name = name
         self.variables = tuple(variables)
-        self._transitions = list(transitions)
+        self._transitions = tuple((sp.ImmutableMatrix(j), r) for j, r in transitions)
         self._blocking_def = blocking
-        self._invariants_def = list(invariants)
-        self.parameter_values = dict(parameters or {})
+        self._invariants_def = tuple(invariants)
+        self.parameter_values = types.MappingProxyType(dict(parameters or {}))
         self._finite_n = finite_n
         self._finite_n_blocking = finite_n_blocking
         self.state_kind = state_kind
@@ -1170,7 +1412,11 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
             for v, step in jump.items():
                 if v not in index:
                     raise ValueError(f"transitions[{i}]: {v} is not a state variable")
-                col[index[v]] = sp.Integer(step)
+                if isinstance(step, bool) or not (isinstance(step, numbers.Integral) or
+                                                  (isinstance(step, sp.Basic) and step.is_Integer)):
+                    raise ModelDefinitionError(f"transitions[{i}]: the jump of {v} must be an integer, got "
+                                               f"{step!r} ({type(step).__name__}); a jump is a change of counts")
+                col[index[v]] = sp.Integer(int(step))
             jump = col
         else:
             jump = sp.Matrix(list(jump))

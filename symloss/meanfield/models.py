@@ -58,9 +58,6 @@ class _Shipped(MeanFieldModel):
         self.C = check_int(C, "C", min_value=1, max_value=_MAX_C)
         self.d = check_int(d, "d", min_value=1, max_value=_MAX_D)
 
-    def _cache_key(self):
-        return (self.C, self.d)
-
     def __repr__(self) -> str:
         return f"{type(self).__name__}(C={self.C}, d={self.d})" if self.d != 1 else f"{type(self).__name__}(C={self.C})"
 
