@@ -42,6 +42,7 @@ from ..core.precision import (
     check_dps,
     working,
 )
+from ..core.identity import ClearsCachesOnAssignment
 from ..core.random import seed_sequence, spawn
 from ..core.validation import (
     BudgetError,
@@ -116,7 +117,7 @@ def _arb_ball(v) -> bool:
     return type(v).__name__ == "arb"
 
 
-class OverloadedLossNetwork:
+class OverloadedLossNetwork(ClearsCachesOnAssignment):
     r"""The overloaded two-class loss network of Bray (2026) and Xie, Gurvich and Küçükyavuz (2025).
 
     Parameters
@@ -157,6 +158,9 @@ class OverloadedLossNetwork:
                 f"(symloss.admission.definition.RULES) and the rules of this class differ from them; "
                 f"trunk_reservation and fluid_reward are generated from the rules and follow the edit")
 
+    #: instance caches, dropped when an attribute is assigned (a changed network is a new definition)
+    _CACHE_ATTRIBUTES = frozenset({"_online_cache", "_bias_cache"})
+
     def __init__(self, N, lam_H, lam_L, r_H, r_L, mu=1):
         self.N = check_int(N, "N", min_value=1, max_value=10**7)
         self.lam_H = _param(lam_H, "lam_H")
@@ -173,8 +177,6 @@ class OverloadedLossNetwork:
                              f"mu={mu!r}")
         if not frH > frL:
             raise ValueError(f"r_H must exceed r_L (the H class pays the premium); got r_H={r_H!r}, r_L={r_L!r}")
-        self._online_cache: dict = {}
-        self._bias_cache: dict = {}
 
     # -------------------------------------------------------------------------------- basics
     def __repr__(self) -> str:
@@ -475,8 +477,8 @@ class OverloadedLossNetwork:
         self._require_shipped("online_optimal")
         dps = check_dps(dps)
         key = dps
-        if key in self._online_cache:
-            return self._online_cache[key]
+        if key in self.__dict__.setdefault("_online_cache", {}):
+            return self.__dict__.setdefault("_online_cache", {})[key]
         lH, lL, mu, rH, rL = self._floats()
         N = self.N
         R = self._threshold_rewards()
@@ -522,18 +524,18 @@ class OverloadedLossNetwork:
                             bias_concave=concave, improvement_iterations=iterations, dps=dps,
                             method="exact rewards of all trunk reservations (birth-death chains), "
                                    "optimality verified by a policy-improvement step on the bias")
-        self._online_cache[key] = res
-        self._bias_cache[K] = (g, d)
+        self.__dict__.setdefault("_online_cache", {})[key] = res
+        self.__dict__.setdefault("_bias_cache", {})[K] = (g, d)
         return res
 
     def online_bias(self):
         """The bias ``h(n)``, ``n = 0..N`` (``h(0) = 0``) of the optimal online policy (float64)."""
         self._require_shipped("online_bias")
         opt = self.online_optimal()
-        if opt.threshold not in self._bias_cache:
+        if opt.threshold not in self.__dict__.setdefault("_bias_cache", {}):
             g = float(opt.reward)
-            self._bias_cache[opt.threshold] = (g, self._bias_differences(opt.threshold, g))
-        d = self._bias_cache[opt.threshold][1]
+            self.__dict__.setdefault("_bias_cache", {})[opt.threshold] = (g, self._bias_differences(opt.threshold, g))
+        d = self.__dict__.setdefault("_bias_cache", {})[opt.threshold][1]
         return np.concatenate(([0.0], np.cumsum(d)))
 
     # -------------------------------------------------------------------------------- sample paths

@@ -90,6 +90,24 @@ class ArbPrinter(PythonCodePrinter):
 
     _print_Max = _print_Min = _print_Heaviside
 
+    def _print_Function(self, expr):
+        """A smooth function of :data:`ARB_FUNCTIONS` as the arb method of that name; any other
+        function is refused with its name (never printed as ``math.f``, which fails on balls)."""
+        name = type(expr).__name__
+        if name in ARB_FUNCTIONS and len(expr.args) == 1:
+            return f"_fn_{name}({self._print(expr.args[0])})"
+        raise ModelDefinitionError(f"the function {name}(...) (in {expr}) has no ball (arb) evaluation; "
+                                   f"smooth rates may use {', '.join(sorted(ARB_FUNCTIONS))}, exp, log, sqrt "
+                                   f"and powers")
+
+
+#: smooth one-argument SymPy functions evaluated on arb balls (the python-flint method of the same name)
+ARB_FUNCTIONS = ("sin", "cos", "tan", "sinh", "cosh", "tanh", "asin", "acos", "atan", "asinh", "acosh",
+                 "atanh", "erf", "erfc", "gamma", "loggamma")
+_ARB_METHOD = {"loggamma": "lgamma"}
+for _name in ARB_FUNCTIONS:
+    setattr(ArbPrinter, f"_print_{_name}", ArbPrinter._print_Function)
+
 
 def _arb_q(p, q):
     return arb(fmpq(p, q))
@@ -132,6 +150,8 @@ def straight_line_residual(terms, rows, n_rows: int):
 
 _ARB_NS = {"_Z": arb, "_Q": _arb_q, "_exp": lambda x: x.exp(), "_log": lambda x: x.log(),
            "_sqrt": lambda x: x.sqrt(), "_pi": arb.pi}
+_ARB_NS.update({f"_fn_{_n}": (lambda m: (lambda x: getattr(arb(x), m)()))(_ARB_METHOD.get(_n, _n))
+                for _n in ARB_FUNCTIONS})
 
 
 def arb_lambdify(args, expr):
@@ -157,6 +177,8 @@ def arb_lambdify(args, expr):
     >>> arb_lambdify([x], x ** 2 / 3)(arb(2))        # 1/3 is an exact ball, not a float
     [1.33333333333333 +/- 3.49e-15]
     """
+    if isinstance(expr, sp.MatrixBase):
+        expr = expr.tolist()                 # nested lists of balls (no SymPy matrix of balls)
     return sp.lambdify(args, expr, modules=[_ARB_NS], printer=ArbPrinter)
 
 
@@ -489,11 +511,24 @@ class CompiledModel:
             return list(self.default_selection)
         x = np.exp(np.asarray(y, dtype=np.float64))
         sel = list(range(self.n))
-        used = set()
+        # the invariant rows in log variables have entries c_i x_i; replace one drift row per invariant,
+        # chosen by elimination with column pivoting on these entries (each invariant reduced by the
+        # earlier pivot rows first), so that the replaced columns of the invariants are a regular
+        # block even when invariants overlap (a greedy largest-entry choice could take two rows of one
+        # group and leave a dependent pair of drift rows)
+        pivots = []
         for k, (c, _v) in enumerate(self.invariants):
-            w = [abs(c[i]) * x[i] if i not in used and c[i] != 0 else -1.0 for i in range(self.n)]
-            j = int(np.argmax(w))
-            used.add(j)
+            w = np.array([float(c[i]) for i in range(self.n)]) * x
+            for j, prow in pivots:
+                if w[j] != 0.0:
+                    w = w - (w[j] / prow[j]) * prow
+            a = np.abs(w)
+            for j, _p in pivots:
+                a[j] = -1.0
+            j = int(np.argmax(a))
+            if a[j] <= 0.0:             # dependent invariants: keep the static choice
+                return list(self.default_selection)
+            pivots.append((j, w))
             sel[j] = self.n + k
         return sel
 

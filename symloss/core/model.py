@@ -37,6 +37,8 @@ from typing import Callable, Sequence
 
 import sympy as sp
 
+from .identity import ClearsCachesOnAssignment, freeze as _freeze, state_key
+
 __all__ = ["MeanFieldModel", "define_model", "RHO", "BSYM", "ModelDefinitionError"]
 
 #: the load per server, :math:`\rho = \lambda/\mu` (service rate ``mu = 1``)
@@ -270,66 +272,6 @@ class DefinitionKey:
         return f"DefinitionKey({len(self.parts[0])} variables, {len(self.parts[3])} transitions, hash {self._hash:#x})"
 
 
-class _Unfrozen(Exception):
-    """An attribute value that has no hashable canonical form (the state memo is skipped)."""
-
-
-_DUNDER_SKIP = frozenset({"__dict__", "__weakref__", "__doc__", "__module__", "__qualname__",
-                          "__firstlineno__", "__static_attributes__", "__annotations__",
-                          "__annotate__", "__orig_bases__", "__parameters__", "__slots__"})
-
-
-def _freeze(v):
-    """A hashable canonical form of an attribute value, tagged with its type (``1``, ``1.0`` and
-    ``True`` differ); functions, methods and classes by identity; raises :class:`_Unfrozen`."""
-    if v is None or isinstance(v, (str, bytes)):
-        return v
-    if isinstance(v, (bool, int, float, complex, Fraction)):
-        return (type(v), v.hex() if isinstance(v, float) else v)
-    if isinstance(v, sp.MatrixBase):
-        return (sp.MatrixBase, v.shape, tuple(v))
-    if isinstance(v, sp.Basic):
-        return (type(v), v)
-    if isinstance(v, (tuple, list)):
-        return (type(v), tuple(_freeze(x) for x in v))
-    if isinstance(v, (dict,)) or type(v).__name__ == "mappingproxy":
-        items = [(_freeze(k), _freeze(x)) for k, x in v.items()]
-        return (dict, tuple(sorted(items, key=repr)))
-    if isinstance(v, (set, frozenset)):
-        return (frozenset, frozenset(_freeze(x) for x in v))
-    if type(v).__module__ == "numpy" and hasattr(v, "tobytes"):
-        return ("ndarray", str(getattr(v, "dtype", "")), getattr(v, "shape", ()), v.tobytes())
-    if callable(v) or hasattr(v, "__get__") or isinstance(v, type):
-        try:
-            hash(v)
-        except TypeError:
-            raise _Unfrozen(type(v).__name__) from None
-        return ("object", v)
-    raise _Unfrozen(type(v).__name__)
-
-
-def _state_key(model):
-    """``(class, the code and data of every class in its MRO, the instance's attributes)`` frozen, or
-    ``None`` when an attribute has no canonical form. Two instances with the same state key run the
-    same ``transitions()``, ``blocking_expr()`` and ``invariants()`` code on the same data, so they
-    have the same definition: the memo :data:`_STATE_MEMO` maps it to the :class:`DefinitionKey`
-    (instead of deriving the definition again for each new ``PowerOfD(1000, 2)``). A definition that
-    reads mutable module-level state is outside this assumption."""
-    try:
-        code = []
-        for c in type(model).__mro__:
-            if c is object:
-                continue
-            code.append((c, tuple((k, _freeze(v)) for k, v in vars(c).items() if k not in _DUNDER_SKIP)))
-        state = tuple(sorted(((k, _freeze(v)) for k, v in vars(model).items() if k not in CACHE_ATTRIBUTES),
-                             key=lambda kv: kv[0]))
-        key = (tuple(code), state)
-        hash(key)
-        return key
-    except (_Unfrozen, TypeError):
-        return None
-
-
 _STATE_MEMO: dict = {}
 _FINGERPRINTS: dict = {}
 _DEF_METHODS = ("transitions", "blocking_expr", "invariants", "parameter_values")
@@ -363,7 +305,7 @@ class _derived:
         return val
 
 
-class MeanFieldModel:
+class MeanFieldModel(ClearsCachesOnAssignment):
     r"""Base class of a mean-field model defined by its transitions (see the module docstring).
 
     Subclasses set ``self.variables`` (a tuple of SymPy symbols) in ``__init__`` and override
@@ -509,13 +451,7 @@ class MeanFieldModel:
         return None
 
     # ---- identity -----------------------------------------------------------------------------------
-    def __setattr__(self, name, value):
-        # a changed instance is a new definition: drop what was derived from the old one
-        if name not in CACHE_ATTRIBUTES:
-            d = self.__dict__
-            for k in CACHE_ATTRIBUTES:
-                d.pop(k, None)
-        object.__setattr__(self, name, value)
+    _CACHE_ATTRIBUTES = CACHE_ATTRIBUTES
 
     def _definition_key(self) -> DefinitionKey:
         """The model's identity (:class:`DefinitionKey`): its canonical checked definition, with the
@@ -538,7 +474,7 @@ class MeanFieldModel:
         memo = self.__dict__.get("_identity")
         if memo is not None and len(memo[0]) == len(quick) and all(a is b for a, b in zip(memo[0], quick)):
             return memo[1]
-        skey = _state_key(self)
+        skey = state_key(self, CACHE_ATTRIBUTES)
         key = _STATE_MEMO.get(skey) if skey is not None else None
         if key is None:
             key = self._derive_definition()
@@ -837,12 +773,44 @@ class MeanFieldModel:
                 f"{type(self).__name__}: every jump conserves {len(forms)} linear form(s) of the state "
                 f"(e.g. {sp.Add(*[ci * v for ci, v in zip(missing, self.variables)])}) but {len(inv)} invariant(s) "
                 "are declared; declare their values in invariants() (e.g. Eq(x0 + ... + xC, 1))")
+        # one row per invariant, chosen so that the invariants' coefficients on the replaced rows form an
+        # invertible matrix (then the dropped drift rows follow from the kept ones through the conserved
+        # forms, and the square system is regular): elimination with column pivoting over the rationals,
+        # each invariant reduced by the earlier pivots before its pivot is chosen (largest entry, then
+        # largest index; with one invariant this is its largest coefficient)
         replaced = {}
+        pivots = []                                   # (column, reduced row)
         for k, (c, _val) in enumerate(inv):
-            order = sorted(range(n), key=lambda i: (-abs(c[i]), -i))
-            j = next(i for i in order if i not in replaced and c[i] != 0)
+            row = [sp.Rational(ci) for ci in c]
+            for j, prow in pivots:
+                if row[j] != 0:
+                    f = row[j] / prow[j]
+                    row = [a - f * b for a, b in zip(row, prow)]
+            cand = [i for i in range(n) if row[i] != 0 and i not in replaced]
+            if not cand:
+                raise ModelDefinitionError(
+                    f"{type(self).__name__}: invariant {k} ({sp.Add(*[ci * v for ci, v in zip(c, self.variables)])}) "
+                    "is a combination of the other invariants; declare independent invariants")
+            j = max(cand, key=lambda i: (abs(row[i]), i))
             replaced[j] = k
-        return replaced
+            pivots.append((j, row))
+        # the rows are fixed; pair each with an invariant that involves its variable (a perfect matching
+        # exists because the submatrix is invertible), so row j of the square system stays about x_j
+        cols = sorted(replaced)
+
+        def match(k, used):
+            if k == len(inv):
+                return {}
+            c = inv[k][0]
+            for j in sorted(cols, key=lambda i: (-abs(c[i]), -i)):
+                if j not in used and c[j] != 0:
+                    rest = match(k + 1, used | {j})
+                    if rest is not None:
+                        rest[j] = k
+                        return rest
+            return None
+        paired = match(0, frozenset()) if len(inv) <= 12 else None
+        return paired if paired is not None else replaced
 
     @_derived
     def _square_system(self):

@@ -34,7 +34,8 @@ import numpy as np
 import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
-from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros
+from ..core.identity import freeze
+from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr
 
 __all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "enumerate_states", "finite_n_chain"]
 
@@ -399,11 +400,11 @@ class FiniteNChain:
         return f"{self.model!r} at N = {self.N}"
 
 
-def _subs_parameters(model, expr):
-    pv = getattr(model, "parameter_values", None) or {}
-    if not pv:
-        return expr
-    return expr.subs({sp.Symbol(str(k)) if isinstance(k, str) else k: sp.nsimplify(v) for k, v in pv.items()})
+def _subs_parameters(model, expr, where="finite-N rate"):
+    """``expr`` with floats taken exactly and the model's parameter values substituted (exactly)."""
+    expr = exact_expr(expr, where)
+    subs = model._parameter_subs()
+    return expr.subs(subs) if subs else expr
 
 
 def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacement") -> FiniteNChain:
@@ -455,16 +456,60 @@ def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacem
     N = integer(N, "N", min_value=1)              # once, at the boundary: 0, -1, 2.5, True, "5" refused
     if sampling not in ("with_replacement", "without_replacement"):
         raise ValueError(f"sampling must be 'with_replacement' or 'without_replacement', got {sampling!r}")
-    key = model._definition_key()
-    store = _CHAIN_CACHE if key is not None else model.__dict__.setdefault("_finite_n_chains", {})
-    full = (key, N, sampling)
-    if full in store:
-        return store[full]
-    chain = _build_chain(model, N, sampling)
-    if len(store) > 256:
-        store.clear()
-    store[full] = chain
+    cls = type(model)
+    quick = (model._definition_key(), cls.finite_n_transitions, cls.finite_n_blocking_expr, N, sampling)
+    local = model.__dict__.setdefault("_finite_n_chains", {})
+    hit = local.get(quick[3:])
+    if hit is not None and hit[0][0] is quick[0] and hit[0][1] is quick[1] and hit[0][2] is quick[2]:
+        return hit[1]
+    full = finite_n_key(model, N, sampling)
+    chain = _CHAIN_CACHE.get(full)
+    if chain is None:
+        chain = _build_chain(model, N, sampling)
+        if len(_CHAIN_CACHE) > 256:
+            _CHAIN_CACHE.clear()
+        _CHAIN_CACHE[full] = chain
+    local[quick[3:]] = (quick, chain)
     return chain
+
+
+def finite_n_key(model, N: int, sampling: str):
+    """The identity of the finite-N chain of ``model`` with ``N`` servers: the mean-field definition
+    (:class:`~symloss.core.model.DefinitionKey`) with the finite-N transitions and blocking this model
+    gives for ``(N, sampling)`` (frozen by value), so two models share a chain exactly when both
+    definitions agree.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    N : int
+        Number of servers.
+    sampling : {"with_replacement", "without_replacement"}
+        The finite-N convention.
+
+    Returns
+    -------
+    tuple
+        Hashable.
+
+    Raises
+    ------
+    ModelDefinitionError
+        If the finite-N transitions have no canonical form.
+    """
+    trs = model.finite_n_transitions(N, sampling)
+    b = model.finite_n_blocking_expr(N, sampling)
+    try:
+        fz = freeze(None if trs is None else [(sp.ImmutableMatrix(j) if not isinstance(j, sp.MatrixBase) else j,
+                                                  sp.sympify(r)) for j, r in trs])
+    except (TypeError, ValueError, sp.SympifyError):
+        fz = ("unfrozen", id(model))          # malformed: _build_chain names the problem
+    try:
+        fb = freeze(None if b is None else sp.sympify(b))
+    except (TypeError, sp.SympifyError):
+        fb = ("unfrozen", id(model))
+    return (model._definition_key(), N, sampling, fz, fb)
 
 
 _CHAIN_CACHE: dict = {}
@@ -506,7 +551,7 @@ def _build_chain(model, N, sampling):
                 col[k] = int(v)
             if not any(col):
                 raise ModelDefinitionError(f"finite-N transition {i}: the jump is zero")
-            rate = _subs_parameters(model, sp.sympify(rate))
+            rate = _subs_parameters(model, sp.sympify(rate), f"finite-N transition {i}: rate")
             extra = rate.free_symbols - allowed
             if extra:
                 raise ModelDefinitionError(f"finite-N transition {i}: rate {rate} uses {sorted(map(str, extra))}, "
@@ -522,7 +567,7 @@ def _build_chain(model, N, sampling):
         else:
             b = B.subs(to_counts)
     else:
-        b = _subs_parameters(model, sp.sympify(b))
+        b = _subs_parameters(model, sp.sympify(b), "finite_n_blocking_expr")
         extra = b.free_symbols - allowed
         if extra:
             raise ModelDefinitionError(f"finite_n_blocking_expr uses {sorted(map(str, extra))}, which are "

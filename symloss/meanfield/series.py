@@ -395,7 +395,7 @@ def blocking_expansion(model, at=0, n: int = 3, *, max_seconds=None) -> Blocking
     deadline = Deadline(max_seconds, "blocking_expansion")
     policy = _policy(model)
     C, d = getattr(model, "C", None), getattr(model, "d", None)
-    key = (policy, C, d, where, n) if policy != "generic" else (model.fingerprint(), where, n)
+    key = (policy, model._definition_key(), where, n)       # the definition itself, never (class, C, d)
     if key in _CACHE:
         return _CACHE[key]
     if policy == "jsq":

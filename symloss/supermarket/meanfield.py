@@ -41,6 +41,7 @@ from ..core.precision import (
     working,
 )
 from ..core.certify import DefinitionMismatchWarning
+from ..core.identity import state_key
 from ..core.results import ResultMixin
 from ..core.validation import (
     BudgetError,
@@ -348,7 +349,8 @@ class Supermarket:
         return [sp.Eq(sp.Derivative(f, t), r) for f, r in zip(funcs, rhs)]
 
     def _numeric_drift(self, K: int, module: str):
-        return _lambdified_drift(self.d, _lam_key(self.lam), K, module)
+        """The lambdified drift of this instance's definition (its own ``drift()``, keyed on its state)."""
+        return _definition_drift(self, K, module)
 
     @staticmethod
     def symbolic_check() -> dict:
@@ -447,7 +449,7 @@ class Supermarket:
 
     def _closed_form_applies(self) -> bool:
         """The closed-form shortcuts hold: this class's drift() is the shipped one (exact identity)."""
-        return type(self).drift is Supermarket.drift or _definition_is_shipped(self, min(self.K, 6))
+        return type(self) is Supermarket or _definition_is_shipped(self, min(self.K, 6))
 
     def mean_queue_length(self, dps: int = DEFAULT_DPS):
         r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
@@ -626,7 +628,14 @@ def _lambdified_drift(d: int, lam_key: str, K: int, module: str):
 
 
 def _drift_key(m: "Supermarket", K: int, module: str):
-    return (type(m).drift, m.d, _lam_key(m.lam), K, module)
+    """The identity of ``m.drift(K)``: the complete state of the instance (every attribute and the
+    code of every class in its MRO, :func:`symloss.core.identity.state_key`), or the drift itself
+    when a value has no canonical form; never the class and ``(d, lam)`` alone (a subclass with extra
+    state would share another instance's numbers)."""
+    sk = state_key(m)
+    if sk is None:
+        sk = ("drift", tuple(m.drift(K)))
+    return (sk, K, module)
 
 
 _DEF_CACHE: dict = {}
@@ -638,7 +647,7 @@ def _definition_drift(m: "Supermarket", K: int, module: str):
     key = _drift_key(m, K, module)
     f = _DEF_CACHE.get(key)
     if f is None:
-        if type(m).drift is Supermarket.drift:
+        if type(m) is Supermarket:
             f = _lambdified_drift(m.d, _lam_key(m.lam), K, module)
         else:
             f = sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
@@ -650,7 +659,7 @@ def _definition_drift(m: "Supermarket", K: int, module: str):
 
 def _definition_is_shipped(m: "Supermarket", K: int) -> bool:
     """Exact SymPy identity of the definition's drift with the shipped one (truncation ``K``)."""
-    if type(m).drift is Supermarket.drift:
+    if type(m) is Supermarket:
         return True
     key = ("same",) + _drift_key(m, K, "")
     v = _DEF_CACHE.get(key)

@@ -83,6 +83,7 @@ from ..core.precision import (
     to_arb,
     to_mpf,
 )
+from ..core.identity import ClearsCachesOnAssignment
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
 from .definition import RULES, balance_equations as _balance_equations, balance_residual, rules_equal, transitions
@@ -498,7 +499,7 @@ def _sum(it, zero):
 # The model class
 # --------------------------------------------------------------------------------------------------
 
-class TwoQueueJSQ:
+class TwoQueueJSQ(ClearsCachesOnAssignment):
     r"""Two M/M/N/N queues fed by one Poisson stream under join-the-shortest-queue (the model of
     Yao and Knessl 2008).
 
@@ -549,6 +550,9 @@ class TwoQueueJSQ:
     >>> print(model.asymptotic_expr("blocking"))                     # with the O(1/rho) term
     -2*a - 2*a/(rho*(2*a - 1)) + 1
     """
+
+    #: instance caches (kernels, solutions), dropped when an attribute is assigned
+    _CACHE_ATTRIBUTES = frozenset({"_cache"})
 
     def __init__(self, N, rho):
         self.N = check_int(N, "N", min_value=1)
