@@ -75,6 +75,7 @@ _EXPORTS = {
     "FiniteNThresholdResult": ".finite_n",
     "conditional_blocking": ".finite_n",
     "finite_n_chain": ".finite_n",
+    "count_symbols": ".finite_n",
     "FiniteNChain": ".finite_n",
     "FiniteNModelError": ".finite_n",
     # supermarket model on graphs (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", 2019)

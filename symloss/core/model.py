@@ -231,6 +231,48 @@ def exact_expr(expr, where: str):
     return expr.xreplace({f: sp.Rational(f) for f in floats})
 
 
+def _assumptions(sym) -> str:
+    a = {k: v for k, v in sym.assumptions0.items() if k in ("positive", "nonnegative", "integer", "real")
+         and v is not None}
+    return ", ".join(f"{k}={v}" for k, v in sorted(a.items())) or "no assumptions"
+
+
+def unknown_symbols_message(extra, allowed) -> str:
+    """The end of an error about symbols a definition does not know: each unknown symbol is named; one
+    that has the *name* of an allowed symbol but other SymPy assumptions (SymPy treats them as
+    different symbols) is told apart, with both sets of assumptions; free parameters are pointed to
+    the keyword that binds them (``define_model(..., parameters={...})`` or the class attribute
+    ``parameter_values``).
+
+    Parameters
+    ----------
+    extra : set of sympy.Symbol
+        The unknown symbols.
+    allowed : set of sympy.Symbol
+        The symbols the expression may use.
+
+    Returns
+    -------
+    str
+    """
+    by_name = {str(a): a for a in allowed}
+    parts, free = [], []
+    for e in sorted(extra, key=str):
+        twin = by_name.get(str(e))
+        if twin is not None:
+            parts.append(f"'{e}' ({_assumptions(e)}), which is not the model's '{twin}' ({_assumptions(twin)}): "
+                         f"SymPy symbols with the same name and other assumptions are different symbols; use the "
+                         f"model's own symbol" + (" (symloss.RHO)" if twin == RHO else
+                                                  " (model.variables / model.count_symbols())"))
+        else:
+            free.append(str(e))
+    if free:
+        parts.append(f"{free}, which are neither the symbols {sorted(map(str, allowed))} nor bound parameters: bind a "
+                     f"parameter to an exact value with define_model(..., parameters={{symbol: value}}) or the class "
+                     f"attribute parameter_values")
+    return "uses " + "; and ".join(parts)
+
+
 #: attributes of a model instance that hold caches, not definition: cleared whenever an attribute of
 #: the instance is assigned (a changed instance is a new definition)
 CACHE_ATTRIBUTES = frozenset({"_identity", "_derived_cache", "_finite_n_chains", "_refined_tables",
@@ -353,6 +395,9 @@ class MeanFieldModel(ClearsCachesOnAssignment):
     variables: tuple = ()
     #: values of parameters other than rho, substituted into the rates (exact numbers)
     parameter_values: dict = {}
+    #: whether the routing samples servers (then a finite-N chain "without replacement" needs finite-N
+    #: rates of its own: without them ``sampling="without_replacement"`` is refused, never mislabelled)
+    samples_servers = True
 
     # ---- the one definition (override) -------------------------------------------------------------
     def transitions(self) -> list:
@@ -571,9 +616,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
                 rate = rate.subs(subs)
             extra = rate.free_symbols - allowed
             if extra:
-                raise ModelDefinitionError(f"transition {i}: rate {rate} uses {sorted(map(str, extra))}, which are "
-                                           f"neither state variables {self.variables} nor rho (bind other "
-                                           f"parameters with parameter_values)")
+                raise ModelDefinitionError(f"transition {i}: rate {rate} " + unknown_symbols_message(extra, allowed))
             out.append((jump, rate))
         return out
 
@@ -584,7 +627,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
             B = B.subs(subs)
         extra = B.free_symbols - set(self.variables) - {RHO}
         if extra:
-            raise ModelDefinitionError(f"blocking_expr uses unknown symbols {sorted(map(str, extra))}")
+            raise ModelDefinitionError("blocking_expr " + unknown_symbols_message(extra, set(self.variables) | {RHO}))
         return B
 
     def _check_invariants(self, transitions) -> list:

@@ -7,14 +7,14 @@ Modules: :mod:`.chain` (the count chain of a definition, its state space and che
 generated kernels :mod:`.generated`), :mod:`.refined` (refined mean field), :mod:`.threshold`
 (finite-N thresholds), :mod:`.common` (policy names, sampling conventions, checks).
 """
-from .chain import FiniteNChain, FiniteNModelError, finite_n_chain
+from .chain import FiniteNChain, FiniteNModelError, count_symbols, finite_n_chain
 from .common import conditional_blocking
 from .exact import ExactFiniteNResult, exact_finite_n
 from .refined import RefinedMeanFieldResult, refined_mean_field
 from .simulate import SimulationResult, simulate
 from .threshold import FiniteNThresholdResult, finite_n_threshold
 
-__all__ = ["simulate", "SimulationResult", "exact_finite_n", "ExactFiniteNResult",
+__all__ = ["count_symbols", "simulate", "SimulationResult", "exact_finite_n", "ExactFiniteNResult",
            "refined_mean_field", "RefinedMeanFieldResult", "finite_n_threshold",
            "FiniteNThresholdResult", "conditional_blocking", "finite_n_chain", "FiniteNChain",
            "FiniteNModelError"]

@@ -35,9 +35,9 @@ import sympy as sp
 from sympy.printing.pycode import PythonCodePrinter
 
 from ..core.identity import freeze
-from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr
+from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr, unknown_symbols_message
 
-__all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "enumerate_states", "finite_n_chain"]
+__all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "count_symbols", "enumerate_states", "finite_n_chain"]
 
 #: the number of servers as a symbol (the mean-field rates times N are generated once for every N)
 NSYM = sp.Symbol("N_servers", positive=True, integer=True)
@@ -407,6 +407,41 @@ def _subs_parameters(model, expr, where="finite-N rate"):
     return expr.subs(subs) if subs else expr
 
 
+def count_symbols(model) -> tuple:
+    """The SymPy symbols of a model's finite-N count state, one per state variable (``N`` times it):
+    the symbols ``finite_n_transitions`` and ``finite_n_blocking_expr`` must be written in.
+
+    They carry the assumptions ``nonnegative=True, integer=True``; a symbol of the same name without
+    them is a different SymPy symbol (the error then names both sets of assumptions). Use the
+    symbols returned here, or :data:`symloss.RHO` for the load.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+
+    Returns
+    -------
+    tuple of sympy.Symbol
+
+    Raises
+    ------
+    TypeError
+        If ``model`` is not a :class:`~symloss.MeanFieldModel`.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, count_symbols
+    >>> count_symbols(PowerOfD(2, 2))        # U_k: servers with at least k jobs
+    (U1, U2)
+    >>> count_symbols(PowerOfD(2, 2))[0].assumptions0["integer"]
+    True
+    """
+    if not isinstance(model, MeanFieldModel):
+        raise TypeError(f"model must be a MeanFieldModel (see symloss.define_model), got {type(model).__name__}")
+    return tuple(model.count_symbols())
+
+
 def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacement") -> FiniteNChain:
     """Generate the finite-N count chain of ``model`` with ``N`` servers from its definition (see the
     module docstring). Cached per definition, ``N`` and ``sampling``.
@@ -526,6 +561,12 @@ def _build_chain(model, N, sampling):
     to_counts = {v: c / NSYM for v, c in zip(model.variables, counts)}
     trs = model.finite_n_transitions(N, sampling)
     allowed = set(counts) | {RHO, NSYM}
+    if trs is None and sampling == "without_replacement" and getattr(model, "samples_servers", True):
+        raise FiniteNModelError(
+            f"{model!r} defines no finite-N rates (finite_n_transitions returns None), so it has no "
+            f"sampling='without_replacement' chain; its finite-N chain is the mean-field rates x N, which is "
+            f"sampling='with_replacement' (use that, or define finite_n=... / finite_n_transitions; see "
+            f"docs/models.md)")
     if trs is None:
         jumps = [[int(v) for v in jump] for jump, _ in checked]
         rates = [NSYM * rate.subs(to_counts) for _, rate in checked]
@@ -554,8 +595,8 @@ def _build_chain(model, N, sampling):
             rate = _subs_parameters(model, sp.sympify(rate), f"finite-N transition {i}: rate")
             extra = rate.free_symbols - allowed
             if extra:
-                raise ModelDefinitionError(f"finite-N transition {i}: rate {rate} uses {sorted(map(str, extra))}, "
-                                           f"which are neither the count symbols {counts} nor rho")
+                raise ModelDefinitionError(f"finite-N transition {i}: rate {rate} "
+                                           + unknown_symbols_message(extra, allowed))
             jumps.append(col)
             rates.append(rate)
         source = "finite_n_transitions"
@@ -570,8 +611,7 @@ def _build_chain(model, N, sampling):
         b = _subs_parameters(model, sp.sympify(b), "finite_n_blocking_expr")
         extra = b.free_symbols - allowed
         if extra:
-            raise ModelDefinitionError(f"finite_n_blocking_expr uses {sorted(map(str, extra))}, which are "
-                                       f"neither the count symbols {counts} nor rho")
+            raise ModelDefinitionError("finite_n_blocking_expr " + unknown_symbols_message(extra, allowed))
     return FiniteNChain(model=model, N=N, sampling=sampling, symbols=counts,
                         jumps=np.array(jumps, dtype=np.int64).reshape(len(jumps), n), rates=rates,
                         blocking=sp.sympify(b), source=source)

@@ -684,6 +684,8 @@ class JSQ(_TailStateModel):
     '0.5'
     """
     name = "jsq"
+    #: JSQ inspects every server: its finite-N chain does not depend on a sampling convention
+    samples_servers = False
 
     def __init__(self, C):
         check_int(C, "C", min_value=1, max_value=_MAX_C_JSQ)
