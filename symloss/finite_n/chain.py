@@ -429,6 +429,12 @@ def count_symbols(model) -> tuple:
     TypeError
         If ``model`` is not a :class:`~symloss.MeanFieldModel`.
 
+    References
+    ----------
+    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+       processes", Journal of Applied Probability 7(1), 49-58 (1970) (the count chain whose scaled
+       state the mean-field model describes).
+
     Examples
     --------
     >>> from symloss import PowerOfD, count_symbols
