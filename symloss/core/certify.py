@@ -47,7 +47,9 @@ from typing import Any
 
 import mpmath
 import numpy as np
-from flint import arb, arb_mat
+from fractions import Fraction
+
+from flint import arb, arb_mat, fmpq
 
 from .results import ResultMixin
 from .precision import (
@@ -66,6 +68,8 @@ from .validation import check_real
 
 __all__ = ["FixedPointResult", "OdeResult", "Enclosure", "certified_fixed_point", "solve", "enclose",
            "float_fixed_point", "start_point", "integrate_ode", "integrate_ode_checks", "DefinitionMismatchWarning",
+           "StateSpace", "fixed_point_uniqueness", "verify_uniqueness", "ode_limit", "NonUniqueFixedPointError",
+           "NonUniqueFixedPointWarning", "UNIQUENESS_MAX_DIM", "UNIQUENESS_EVIDENCE_MAX_DIM",
            "IntervalEnclosure", "enclose_interval", "point_box", "verify_box", "verify_tube", "box_derivative",
            "check_selection"]
 
@@ -107,7 +111,17 @@ class FixedPointResult(ResultMixin):
     extra : dict
         Method-specific data: for the generic solver ``box`` (the certified box in ``y = log x`` as
         ``(lo, hi)`` strings), ``certificate`` (Krawczyk margin, delta, precision); for an
-        accelerator its own certificate and the verification on the definition.
+        accelerator its own certificate and the verification on the definition;
+        ``uniqueness_record`` (the record behind the two fields below, see
+        :func:`fixed_point_uniqueness`).
+    uniqueness : str
+        Whether this is the only fixed point on the state space (:class:`StateSpace`):
+        ``"PROVED ..."`` (exclusion in interval arithmetic, re-checkable), ``"NOT UNIQUE: k fixed
+        points ..."`` (each certified; which one this result is and which one the ODE from the
+        default start reaches), ``"UNDECIDED ..."``, ``"EVIDENCE ..."`` (multi-start, not a proof)
+        or ``"NOT CHECKED ..."`` with the reason.
+    n_found : int or None
+        The number of fixed points found on the state space (``None`` when not searched).
 
     Examples
     --------
@@ -125,6 +139,8 @@ class FixedPointResult(ResultMixin):
     method: str
     dps: int
     extra: dict = field(default_factory=dict)
+    uniqueness: str = "NOT CHECKED"
+    n_found: Any = None
 
     def to_dict(self) -> dict:
         """Plain data: every number with the ``dps`` digits asked for (the bracket with 3 more).
@@ -137,7 +153,8 @@ class FixedPointResult(ResultMixin):
         out = {"model": self.model, "rho": mpmath.nstr(self.rho, n), "x": [mpmath.nstr(v, n) for v in self.x],
                "blocking": mpmath.nstr(self.blocking, n),
                "blocking_bracket": [mpmath.nstr(v, n + 3) for v in self.blocking_bracket],
-               "residual": mpmath.nstr(self.residual, 5), "method": self.method, "dps": n}
+               "residual": mpmath.nstr(self.residual, 5), "method": self.method, "dps": n,
+               "uniqueness": self.uniqueness, "n_found": self.n_found}
         for k, v in self.extra.items():
             out[k] = mpmath.nstr(v, n) if isinstance(v, mpmath.mpf) else v
         return out
@@ -145,7 +162,8 @@ class FixedPointResult(ResultMixin):
     def __repr__(self) -> str:
         return (f"FixedPointResult({self.model}, rho={mpmath.nstr(self.rho, 8)}, "
                 f"blocking={mpmath.nstr(self.blocking, min(self.dps, 20))}, "
-                f"residual={mpmath.nstr(self.residual, 3)}, method={self.method!r})")
+                f"residual={mpmath.nstr(self.residual, 3)}, method={self.method!r}, "
+                f"uniqueness={self.uniqueness.split(':')[0].split(' (')[0]!r}, n_found={self.n_found})")
 
 
 @dataclass
@@ -163,9 +181,13 @@ class OdeResult(ResultMixin):
     variables : tuple of sympy.Symbol
         The state variables (columns of ``x``).
     success : bool
-        The integrator's flag.
+        The integrator's flag; ``False`` also when the trajectory leaves the state space.
     message : str
-        The integrator's message.
+        The integrator's message, or where the trajectory left the state space.
+    left_state_space : dict or None
+        ``None`` when every integrator step stayed in the state space (:class:`StateSpace`, within
+        the tolerance ``tol``); else the first step outside it: ``t``, ``coordinate`` (a variable
+        name or ``None`` for an invariant), ``value``, ``constraint``, ``tol``.
     """
     t: np.ndarray
     x: np.ndarray
@@ -173,6 +195,7 @@ class OdeResult(ResultMixin):
     variables: tuple
     success: bool
     message: str
+    left_state_space: Any = None
 
     def to_dict(self) -> dict:
         """Plain data (lists of floats).
@@ -182,7 +205,8 @@ class OdeResult(ResultMixin):
         dict
         """
         return {"t": self.t.tolist(), "x": self.x.tolist(), "blocking": self.blocking.tolist(),
-                "variables": [str(v) for v in self.variables], "success": self.success}
+                "variables": [str(v) for v in self.variables], "success": self.success, "message": self.message,
+                "left_state_space": self.left_state_space}
 
 
 @dataclass
@@ -354,14 +378,64 @@ def _load_log(rho) -> float:
         return float(mpmath.log(to_mpf(rho)))
 
 
-def _start_at_reference_load(model, comp):
-    """The float solution at the reference load 2 C (no tiny components there), cached."""
-    r0 = math.log(_scale(model)) + math.log(2.0)
+def _rates_not_finite(model, rho: float, x) -> str | None:
+    """The first transition rate that is not a finite real number at ``(x, rho)``, described, or None."""
+    from .codegen import numpy_lambdify
+    from .model import RHO
+    args = list(model.variables) + [RHO]
+    for i, (_jump, rate) in enumerate(model._checked_transitions):
+        with np.errstate(all="ignore"):
+            try:
+                v = complex(numpy_lambdify(args, rate)(*[float(a) for a in x], rho))
+            except (ValueError, TypeError, ZeroDivisionError, OverflowError):
+                v = complex(math.nan)
+        if not (math.isfinite(v.real) and abs(v.imag) <= 1e-300 and not np.isnan(v.real)):
+            return f"transition {i}: rate {rate} is {v.real if v.imag == 0 else v} at rho = {rho:.6g}"
+    return None
+
+
+def _ptc_at(model, comp, r):
+    """The float solution at ``r = log rho`` from the default initial state (cached per load)."""
     cache = model.__dict__.setdefault("_float_start_cache", {})
-    if r0 not in cache:
-        y0 = np.log(np.maximum(default_initial_state(model, math.exp(r0)), 1e-300))
-        cache[r0] = _ptc(comp, y0, r0)
-    return cache[r0].copy(), r0
+    if r not in cache:
+        x0 = np.maximum(default_initial_state(model, math.exp(r)), 1e-300)
+        bad = _rates_not_finite(model, math.exp(r), x0)
+        if bad is not None:
+            raise _OutsideDomain(bad)
+        cache[r] = _ptc(comp, np.log(x0), r)
+    return cache[r].copy()
+
+
+class _OutsideDomain(PrecisionError):
+    """A rate is not a finite real number at the load tried."""
+
+
+def _start_at_reference_load(model, comp, rho=None):
+    """The float solution at the reference load ``2 C`` (``C`` the model's capacity, 1 without one;
+    no tiny components there), cached, with its ``log rho``. When the rates are not finite real
+    numbers at the reference load (a rate such as ``sqrt(rho - 3)``, defined only for some loads) or
+    the float start fails there, and a target load ``rho`` is given, the start is made at the target
+    load itself. Raises ``ValueError`` naming the rate when the rates are not defined at the target
+    load either."""
+    r0 = math.log(_scale(model)) + math.log(2.0)
+    try:
+        return _ptc_at(model, comp, r0), r0
+    except PrecisionError as exc:
+        first = exc
+    r1 = None if rho is None else _load_log(rho)
+    if r1 is None or r1 == r0 or not math.isfinite(r1):
+        if isinstance(first, _OutsideDomain):
+            raise ValueError(f"{model!r}: the rates are not defined at the reference load rho0 = {math.exp(r0):.6g} "
+                             f"of the float start ({first})") from None
+        raise first
+    try:
+        return _ptc_at(model, comp, r1), r1
+    except _OutsideDomain as exc:
+        raise ValueError(f"{model!r}: the rates are not defined at rho = {float(to_mpf(rho)):.6g} ({exc}); "
+                         "the model is not defined at this load") from None
+    except PrecisionError as exc:
+        raise PrecisionError(f"{model!r}: the float start failed at the reference load rho0 = {math.exp(r0):.6g} "
+                             f"({first}) and at the load rho = {float(to_mpf(rho)):.6g} itself ({exc})") from None
 
 
 def float_fixed_point(model, rho) -> np.ndarray:
@@ -400,7 +474,7 @@ def float_fixed_point(model, rho) -> np.ndarray:
     """
     comp = model.compiled
     comp.require_smooth()
-    y, r0 = _start_at_reference_load(model, comp)
+    y, r0 = _start_at_reference_load(model, comp, rho)
     return _continue(comp, y, r0, _load_log(rho))
 
 
@@ -430,7 +504,7 @@ def start_point(model, rho):
     """
     comp = model.compiled
     comp.require_smooth()
-    y, r0 = _start_at_reference_load(model, comp)
+    y, r0 = _start_at_reference_load(model, comp, rho)
     r1 = _load_log(rho)
     try:
         return _continue(comp, y, r0, r1)
@@ -713,7 +787,8 @@ def _check_rho(rho):
     return check_real(rho, "rho", lower=0, lower_open=True)
 
 
-def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> FixedPointResult:
+def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True,
+          uniqueness: bool = False) -> FixedPointResult:
     """``model.fixed_point`` / ``model.blocking``: accelerator (verified) or generic solver.
 
     Parameters
@@ -726,6 +801,10 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
         Significant digits, ``5 <= dps <= 100000``.
     residual : bool
         Compute the drift residual of the returned state.
+    uniqueness : bool
+        Decide whether the fixed point is the only one on the state space (see Notes; costs 10 ms to
+        1 s per load for 2 or 3 free coordinates). Default ``False``: the result's ``uniqueness``
+        says it was not checked and how to check it (``blocking`` and the load scans never pay it).
 
     Returns
     -------
@@ -734,7 +813,7 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
     Raises
     ------
     TypeError, ValueError
-        If ``rho`` or ``dps`` is not valid.
+        If ``rho``, ``dps`` or ``uniqueness`` is not valid.
     PrecisionError
         If ``dps`` digits cannot be certified.
 
@@ -743,6 +822,18 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
     DefinitionMismatchWarning
         When an accelerator is registered for the class but does not apply to this definition, or
         its answer fails the verification on the definition's equations.
+    NonUniqueFixedPointWarning
+        When the model has several fixed points on its state space at this load (the result's
+        ``uniqueness`` names them, which one it is, and which one the ODE from the default start
+        reaches).
+
+    Notes
+    -----
+    The result's ``uniqueness`` and ``n_found``: for the generic solver on a state space of at most
+    :data:`UNIQUENESS_MAX_DIM` free coordinates, decided by :func:`fixed_point_uniqueness` (cached
+    per definition and load); up to :data:`UNIQUENESS_EVIDENCE_MAX_DIM`, multi-start evidence in
+    ``fixed_point()``; an accelerator states it through an optional ``uniqueness(model, rho)``
+    method returning ``(status, text)``, else the result says it is not checked.
 
     Examples
     --------
@@ -753,6 +844,8 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
     """
     _check_rho(rho)
     dps = check_dps(dps)
+    if not isinstance(uniqueness, bool):
+        raise TypeError(f"uniqueness must be True or False, got {uniqueness!r}")
     from .registry import accelerator_for
     acc = accelerator_for(model)
     if acc is not None:
@@ -761,6 +854,7 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
             res = acc.solve(model, rho, dps, residual=residual)
             vok, vreason = acc.verify(model, res, dps)
             if vok:
+                _attach_uniqueness(model, rho, res, acc=acc, search=residual, check=uniqueness)
                 res.extra.pop("_x_work", None)
                 return res
             warnings.warn(f"{model!r}: the {acc.name} accelerator's answer does not satisfy the model's own "
@@ -771,6 +865,7 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True) -> Fixed
                           f"assumes ({reason}); using the generic certified solver", DefinitionMismatchWarning,
                           stacklevel=3)
     res = certified_fixed_point(model, rho, dps, residual=residual)
+    _attach_uniqueness(model, rho, res, acc=None, search=residual, check=uniqueness)
     res.extra.pop("_x_work", None)
     return res
 
@@ -876,7 +971,8 @@ def integrate_ode_checks(model, rho, x0, t):
     rho : number
         The load, ``> 0`` and finite as a float.
     x0 : array_like
-        Initial state with entries in ``[0, 1]``.
+        Initial state in the state space (:class:`StateSpace`: entries in ``[0, 1]``, the declared
+        invariants, the order of tails for ``state_kind="tail"``), up to ``1e-9``.
     t : array_like
         Increasing times, ``>= 0``.
 
@@ -888,7 +984,7 @@ def integrate_ode_checks(model, rho, x0, t):
     Raises
     ------
     ValueError
-        If an argument is out of range.
+        If an argument is out of range (for ``x0``: naming the violated constraint).
 
     Examples
     --------
@@ -905,7 +1001,14 @@ def integrate_ode_checks(model, rho, x0, t):
     if x0.shape != (n,):
         raise ValueError(f"x0 must have length {n} (the variables {model.variables})")
     if np.any(~np.isfinite(x0)) or np.any(x0 < -1e-12) or np.any(x0 > 1 + 1e-12):
-        raise ValueError("x0 must have entries in [0, 1]")
+        raise ValueError(f"x0 must have entries in [0, 1], got x0 = {x0.tolist()}")
+    try:
+        S = StateSpace(model)
+    except ValueError:
+        S = None
+    bad = S.violation(x0, _X0_TOL) if S is not None else None
+    if bad is not None:
+        raise ValueError(f"x0 = {x0.tolist()} is not in the state space ({S.describe()}): {bad[1]}")
     t = np.asarray(t, dtype=float)
     if t.ndim != 1 or t.size < 1 or np.any(np.diff(t) <= 0) or t[0] < 0 or not np.all(np.isfinite(t)):
         raise ValueError("t must be a 1-d increasing array of finite times >= 0")
@@ -933,11 +1036,14 @@ def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-
     Returns
     -------
     OdeResult
+        ``success=False`` and ``left_state_space`` set when an integrator step leaves the state
+        space (:class:`StateSpace`) by more than ``tol = 1e3 (atol + rtol)`` (``1e-7`` at least:
+        the tolerances bound the local error only).
 
     Raises
     ------
     ValueError
-        If an argument is out of range.
+        If an argument is out of range (``x0`` outside the state space included).
     RuntimeError
         If the integration fails.
 
@@ -962,14 +1068,63 @@ def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-
     if not smooth and method in ("LSODA", "Radau", "BDF"):
         method = "RK45"
     kw = {"jac": jac} if method in ("LSODA", "Radau", "BDF") else {}
-    sol = solve_ivp(rhs, (0.0 if t[0] > 0 else t[0], t[-1]), x0, method=method, t_eval=t, rtol=rtol,
-                    atol=atol, **kw)
+    sol = solve_ivp(rhs, (0.0 if t[0] > 0 else t[0], t[-1]), x0, method=method, rtol=rtol,
+                    atol=atol, dense_output=True, **kw)
     if not sol.success:
         raise RuntimeError(f"ODE integration failed: {sol.message}")
-    X = sol.y.T
+    X = np.asarray(sol.sol(t)).reshape(n, len(t)).T
     Bf = model._np_blocking
     B = np.array([float(Bf(*row)) for row in X])
-    return OdeResult(sol.t, X, B, tuple(model.variables), bool(sol.success), sol.message)
+    left = _first_exit(model, np.concatenate([sol.t, t]), np.vstack([sol.y.T, X]),
+                       max(_X0_TOL, 1e3 * (float(atol) + float(rtol))), sol.sol)
+    if left is not None:
+        msg = (f"the trajectory leaves the state space at t = {left['t']:.6g}: {left['constraint']} "
+               f"(tolerance {left['tol']:.1e})")
+        return OdeResult(t, X, B, tuple(model.variables), False, msg, left)
+    return OdeResult(t, X, B, tuple(model.variables), bool(sol.success), sol.message)
+
+
+_X0_TOL = 1e-9
+
+
+def _first_exit(model, times, X, tol, dense=None):
+    """The first (in time) state of the rows ``X`` at ``times`` outside the state space by more than
+    ``tol``, as a dict, or ``None``; with the integrator's ``dense`` output the exit time is located
+    by bisection between the last step inside and the first step outside."""
+    try:
+        S = StateSpace(model)
+    except ValueError:
+        return None
+    order = np.argsort(times, kind="stable")
+    times, X = times[order], X[order]
+    bad = np.zeros(len(times), dtype=bool)
+    bad |= ~np.all(np.isfinite(X), axis=1)
+    bad |= np.any(X < -tol, axis=1) | np.any(X > 1 + tol, axis=1)
+    for c, v in S.invariants:
+        cf = np.array([float(ci) for ci in c])
+        bad |= np.abs(X @ cf - float(v)) > tol * (1 + np.sum(np.abs(cf)))
+    if S.tail and S.n > 1:
+        bad |= np.any(X[:, 1:] > X[:, :-1] + tol, axis=1)
+    if not np.any(bad):
+        return None
+    i = int(np.argmax(bad))
+    t_out, x_out = float(times[i]), X[i]
+    if dense is not None and i > 0:
+        a, b = float(times[i - 1]), t_out
+        for _ in range(60):
+            mid = 0.5 * (a + b)
+            if not a < mid < b:
+                break
+            xm = np.asarray(dense(mid), dtype=float).ravel()
+            if S.violation(xm, tol) is None:
+                a = mid
+            else:
+                b, x_out = mid, xm
+        t_out = b
+    j, text = S.violation(x_out, tol)
+    i_x = x_out
+    return {"t": float(t_out), "coordinate": None if j is None else str(S.variables[j]),
+            "value": None if j is None else float(i_x[j]), "constraint": text, "tol": float(tol)}
 
 
 # ==================================================================================================
@@ -1504,3 +1659,886 @@ def enclose_interval(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None, sel=
             if any(not d_.is_finite() or d_ > 50 for d_ in delta):
                 break
     raise PrecisionError(f"{model!r}: no Krawczyk tube on [{rho_lo}, {rho_hi}]; bisect the interval")
+
+
+# ==================================================================================================
+# the state space; uniqueness of the fixed point on it
+# ==================================================================================================
+
+#: the largest dimension of the state space (variables minus invariants) on which uniqueness is
+#: decided by exclusion in interval arithmetic
+UNIQUENESS_MAX_DIM = 3
+#: the largest dimension on which other fixed points are searched by multi-start (evidence)
+UNIQUENESS_EVIDENCE_MAX_DIM = 12
+_UNIQ_MAX_BOXES = 6000
+_UNIQ_MIN_WIDTH = 2.0 ** -30
+_UNIQ_PREC = 128
+
+
+class NonUniqueFixedPointError(ValueError):
+    """The model has more than one fixed point on its state space (at a load, or somewhere in a load
+    range): a result that presumes a unique fixed point (a certified comparison) is refused."""
+
+
+class NonUniqueFixedPointWarning(UserWarning):
+    """The certified fixed point is one of several fixed points on the state space."""
+
+
+class StateSpace:
+    r"""The state space of a model: :math:`x \in [0, 1]^n` (fractions of servers), the declared
+    linear invariants :math:`c_k \cdot x = v_k`, and for ``state_kind="tail"`` the order
+    :math:`u_1 \ge u_2 \ge \dots \ge u_C`. In *free coordinates* ``z`` (the variables not eliminated
+    by an invariant; one variable per invariant, the one its square system replaces, is eliminated):
+    :math:`x_E = b + A z` exactly.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+
+    Raises
+    ------
+    ValueError
+        If the invariants cannot be solved for the variables their rows replace.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import StateSpace
+    >>> S = StateSpace(RandomRouting(2))
+    >>> S.dim, S.describe()
+    (2, 'x0, x1, x2 in [0, 1], x0 + x1 + x2 = 1')
+    """
+
+    def __init__(self, model):
+        import sympy as sp
+        V = list(model.variables)
+        n = len(V)
+        inv = model._invariants
+        replaced = model._replaced_rows if inv else {}
+        self.n = n
+        self.variables = tuple(V)
+        self.E = sorted(replaced)
+        self.F = [i for i in range(n) if i not in replaced]
+        self.dim = len(self.F)
+        self.tail = getattr(model, "state_kind", "custom") == "tail"
+        self.invariants = [([Fraction(int(sp.Rational(c).p), int(sp.Rational(c).q)) for c in cc],
+                            Fraction(int(sp.Rational(v).p), int(sp.Rational(v).q))) for cc, v in inv]
+        self.b, self.A = [], []
+        if self.E:
+            M = sp.Matrix([[inv[k][0][j] for j in self.E] for k in range(len(inv))])
+            if M.det() == 0:
+                raise ValueError("the invariants cannot be solved for the variables their rows replace")
+            Minv = M.inv()
+            vv = sp.Matrix([inv[k][1] for k in range(len(inv))])
+            CF = sp.Matrix([[inv[k][0][i] for i in self.F] for k in range(len(inv))])
+            bb, AA = Minv * vv, -Minv * CF
+            self.b = [Fraction(int(sp.Rational(bb[j]).p), int(sp.Rational(bb[j]).q)) for j in range(len(self.E))]
+            self.A = [[Fraction(int(sp.Rational(AA[j, i]).p), int(sp.Rational(AA[j, i]).q)) for i in range(self.dim)]
+                      for j in range(len(self.E))]
+        self._b_arb = [arb(fmpq(q.numerator, q.denominator)) for q in self.b]
+        self._A_arb = [[arb(fmpq(q.numerator, q.denominator)) for q in row] for row in self.A]
+
+    def describe(self) -> str:
+        """A one-line description of the set.
+
+        Returns
+        -------
+        str
+        """
+        parts = [", ".join(map(str, self.variables)) + " in [0, 1]"]
+        for c, v in self.invariants:
+            lhs = " + ".join((str(v_) if ci == 1 else f"{ci}*{v_}") for ci, v_ in zip(c, self.variables) if ci != 0)
+            parts.append(f"{lhs} = {v}")
+        if self.tail:
+            parts.append(" >= ".join(map(str, self.variables)))
+        return ", ".join(parts)
+
+    # float ---------------------------------------------------------------------------------------
+    def violation(self, x, tol: float = 0.0):
+        """The first constraint ``x`` violates by more than ``tol``, as ``(index, text)``, or ``None``.
+
+        Parameters
+        ----------
+        x : array_like
+            A state (floats, order of the variables).
+        tol : float
+            Tolerance.
+
+        Returns
+        -------
+        tuple or None
+            ``(coordinate index or None, description)``.
+        """
+        x = np.asarray(x, dtype=float)
+        if not np.all(np.isfinite(x)):
+            i = int(np.argmax(~np.isfinite(x)))
+            return i, f"{self.variables[i]} = {x[i]!r} is not finite"
+        i = int(np.argmin(x))
+        if x[i] < -tol:
+            return i, f"{self.variables[i]} = {x[i]:.6g} < 0"
+        i = int(np.argmax(x))
+        if x[i] > 1 + tol:
+            return i, f"{self.variables[i]} = {x[i]:.6g} > 1"
+        for c, v in self.invariants:
+            val = float(sum(float(ci) * x[j] for j, ci in enumerate(c) if ci != 0))
+            if abs(val - float(v)) > tol * (1 + sum(abs(float(ci)) for ci in c)):
+                lhs = " + ".join((str(v_) if ci == 1 else f"{ci}*{v_}") for ci, v_ in zip(c, self.variables) if ci != 0)
+                return None, f"invariant {lhs} = {v} violated ({val:.12g})"
+        if self.tail:
+            for k in range(self.n - 1):
+                if x[k + 1] > x[k] + tol:
+                    return k + 1, (f"order {self.variables[k]} >= {self.variables[k + 1]} violated "
+                                   f"({x[k]:.6g} < {x[k + 1]:.6g})")
+        return None
+
+    # balls ---------------------------------------------------------------------------------------
+    def full(self, z):
+        """The state (balls) of the free coordinates ``z`` (balls).
+
+        Parameters
+        ----------
+        z : sequence of flint.arb
+            Free coordinates.
+
+        Returns
+        -------
+        list of flint.arb
+        """
+        x = [None] * self.n
+        for k, i in enumerate(self.F):
+            x[i] = z[k]
+        for j, e in enumerate(self.E):
+            acc = self._b_arb[j]
+            for k in range(self.dim):
+                a = self._A_arb[j][k]
+                if a != 0:
+                    acc = acc + a * z[k]
+            x[e] = acc
+        return x
+
+    def dxdz(self):
+        """``d x / d z``.
+
+        Returns
+        -------
+        list of list of flint.arb
+            One row per variable, one column per free coordinate.
+        """
+        out = [None] * self.n
+        for k, i in enumerate(self.F):
+            out[i] = [arb(1) if kk == k else arb(0) for kk in range(self.dim)]
+        for j, e in enumerate(self.E):
+            out[e] = list(self._A_arb[j])
+        return out
+
+    def outside(self, x) -> bool:
+        """Whether the box ``x`` certainly misses the state space.
+
+        Parameters
+        ----------
+        x : sequence of flint.arb
+            A box (one ball per variable).
+
+        Returns
+        -------
+        bool
+        """
+        for v in x:
+            if v < 0 or v > 1:
+                return True
+        if self.tail:
+            for k in range(self.n - 1):
+                if x[k] < x[k + 1]:
+                    return True
+        return False
+
+    def inside(self, x) -> bool:
+        """Whether every point of the box ``x`` (positive) that satisfies the invariants certainly
+        lies in the state space (upper bounds tightened by the invariants with non-negative
+        coefficients).
+
+        Parameters
+        ----------
+        x : sequence of flint.arb
+            A box (one ball per variable).
+
+        Returns
+        -------
+        bool
+        """
+        x = list(x)
+        for c, v in self.invariants:
+            if all(ci >= 0 for ci in c):
+                lows = [arb(max(xj.lower(), arb(0))) if ci != 0 else arb(0) for ci, xj in zip(c, x)]
+                for i, ci in enumerate(c):
+                    if ci > 0:
+                        rest = sum((arb(fmpq(cj.numerator, cj.denominator)) * lows[j] for j, cj in enumerate(c)
+                                    if j != i and cj != 0), arb(0))
+                        ub = (arb(fmpq(v.numerator, v.denominator)) - rest) / arb(fmpq(ci.numerator, ci.denominator))
+                        if ub < x[i].upper():
+                            x[i] = arb.union(arb(x[i].lower()), arb(ub.upper()))
+        if not all(v >= 0 and v <= 1 for v in x):
+            return False
+        if self.tail:
+            return all(x[k] >= x[k + 1] for k in range(self.n - 1))
+        return True
+
+
+class _DriftBalls:
+    """Ball evaluation of the model's drift (all ``n`` rows) and of its Jacobian in ``x``."""
+
+    def __init__(self, model):
+        self.n = n = len(model.variables)
+        poly = model._drift_poly
+        self.poly = None
+        if poly is not None:
+            self.poly = [[(arb(fmpq(c.numerator, c.denominator)), tuple((int(j), int(e)) for j, e in key))
+                          for key, c in row.items()] for row in poly]
+        else:
+            from .codegen import arb_lambdify
+            from .model import RHO
+            args = list(model.variables) + [RHO]
+            self._f = arb_lambdify(args, list(model._drift))
+            self._J = arb_lambdify(args, model.jacobian())
+
+    @staticmethod
+    def _pow(v, e):
+        return v if e == 1 else v ** e
+
+    def values(self, x, rho):
+        if self.poly is None:
+            return list(self._f(*x, rho))
+        z = list(x) + [rho]
+        out = []
+        for row in self.poly:
+            acc = arb(0)
+            for c, key in row:
+                t = c
+                for j, e in key:
+                    t = t * self._pow(z[j], e)
+                acc += t
+            out.append(acc)
+        return out
+
+    def jacobian(self, x, rho):
+        n = self.n
+        if self.poly is None:
+            M = self._J(*x, rho)
+            return [[arb(M[i][j]) if not isinstance(M[i][j], arb) else M[i][j] for j in range(n)] for i in range(n)]
+        z = list(x) + [rho]
+        out = [[arb(0)] * n for _ in range(n)]
+        for i, row in enumerate(self.poly):
+            r_ = out[i]
+            for c, key in row:
+                for a, (j, e) in enumerate(key):
+                    if j >= n:
+                        continue
+                    t = c * e
+                    for b_, (jj, ee) in enumerate(key):
+                        if b_ != a:
+                            t = t * self._pow(z[jj], ee)
+                        elif e != 1:
+                            t = t * self._pow(z[jj], e - 1)
+                    r_[j] = r_[j] + t
+        return out
+
+
+def _box_arb(lo, hi):
+    return [arb.union(arb(a), arb(b)) for a, b in zip(lo, hi)]
+
+
+class _Uniqueness:
+    """Exclusion over the state space (free coordinates) with Krawczyk regions in ``y = log x``."""
+
+    def __init__(self, model, R: arb, prec: int = _UNIQ_PREC, max_boxes: int = _UNIQ_MAX_BOXES):
+        self.model = model
+        self.comp = model.compiled
+        self.S = StateSpace(model)
+        self.D = _DriftBalls(model)
+        self.R = R
+        self.prec = prec
+        self.max_boxes = max_boxes
+        self.regions = []          # dicts: m, rad (y), sel, X (x balls), margin
+        self.tree = []
+        self.undecided = []
+        self.boxes = 0
+        self.newton_tries = 0
+        with flint_prec(prec):
+            self.rho = R.exp()
+            self.r_mid = float(R.mid())
+            self.dxdz = self.S.dxdz()
+
+    # the verdict on one box ---------------------------------------------------------------------
+    def classify(self, lo, hi):
+        S = self.S
+        z = _box_arb(lo, hi)
+        x = S.full(z)
+        if S.outside(x):
+            return "O"
+        for k, reg in enumerate(self.regions):
+            if all(X.contains(v) for X, v in zip(reg["X"], x)):
+                return f"A{k}"
+        f = self.D.values(x, self.rho)
+        for i, v in enumerate(f):
+            if v > 0 or v < 0:
+                return f"E{i}"
+        # mean-value form around the centre
+        c = [arb((a + b) / 2) for a, b in zip(lo, hi)]
+        xc = S.full(c)
+        fc = self.D.values(xc, self.rho)
+        J = self.D.jacobian(x, self.rho)
+        dz = [zi - ci for zi, ci in zip(z, c)]
+        n, d = S.n, S.dim
+        for i in range(n):
+            acc = fc[i]
+            for k in range(d):
+                g = arb(0)
+                for j in range(n):
+                    a = self.dxdz[j][k]
+                    if a != 0:
+                        g += J[i][j] * a
+                acc += g * dz[k]
+            if acc > 0 or acc < 0:
+                return f"M{i}"
+        return None
+
+    # Krawczyk regions ---------------------------------------------------------------------------
+    def try_newton(self, lo, hi):
+        """Float Newton (log variables) from the centre of the box; a new certified region or None."""
+        self.newton_tries += 1
+        c = np.array([(a + b) / 2 for a, b in zip(lo, hi)])
+        xc = np.array([float(v.mid()) for v in self.S.full([arb(v) for v in c])])
+        xc = np.clip(xc, 1e-9, 1.0)
+        y0 = np.log(xc)
+        try:
+            y, ok, _ = _newton_float(self.comp, y0, self.r_mid)
+        except (FloatingPointError, ValueError, ZeroDivisionError):
+            return None
+        if not ok or not np.all(np.isfinite(y)) or np.max(y) > 1e-6:
+            return None
+        if self.S.violation(np.exp(y), 1e-7) is not None:
+            return None
+        for reg in self.regions:
+            if all(X.contains(arb(float(v))) for X, v in zip(reg["X"], np.exp(y))):
+                return None
+        reg = self.region(y)
+        if reg is None:
+            return None
+        self.regions.append(reg)
+        return reg
+
+    def region(self, y):
+        comp, R, prec = self.comp, self.R, self.prec
+        n = comp.n
+        sel = check_selection(self.model, comp.selection(np.maximum(y, -700.0)))
+        with flint_prec(prec):
+            try:
+                m, _ = _newton_arb(comp, list(y), arb(R.mid()), prec, sel)
+            except PrecisionError:
+                return None
+            t = [arb(0)] * n
+            w = R.rad()
+            if w > 0:
+                _g, Jm, dr = comp.GJ_arb(m, arb(R.mid()), sel)
+                try:
+                    tt = Jm.mid().solve(arb_mat([[d.mid()] for d in dr]))
+                    t = [abs(arb(tt[i, 0].mid())) for i in range(n)]
+                except (ZeroDivisionError, ValueError):
+                    return None
+            for rel in (1e-3, 1e-6, 1e-10, 2.0 ** (-(prec // 2))):
+                rad = [arb(rel) * (1 + abs(m[i])) + 2 * t[i] * w for i in range(n)]
+                Y = None
+                for _ in range(6):
+                    ok, margin, K, Y = _krawczyk(comp, m, rad, R, sel, Y)
+                    if ok or K is None:
+                        break
+                    rad = [max(rad[i] * 2, (abs(K[i] - m[i]).upper() if K[i].is_finite() else rad[i] * 8) * arb(1.5))
+                           for i in range(n)]
+                    if any(not r_.is_finite() or r_ > 5 for r_ in rad):
+                        break
+                if not ok:
+                    continue
+                X = [arb(m[i], rad[i]).exp() for i in range(n)]
+                if not self.S.inside(X):
+                    continue
+                if any(all(a.overlaps(b) for a, b in zip(X, reg["X"])) for reg in self.regions):
+                    continue
+                return {"m": [arb(v.mid()) for v in m], "rad": [arb(r_.upper()) for r_ in rad], "sel": list(sel),
+                        "X": X, "margin": margin}
+        return None
+
+    def _touches_region(self, lo, hi):
+        """The box overlaps a known region (Newton from it would most likely find that zero again)."""
+        if not self.regions:
+            return False
+        x = self.S.full(_box_arb(lo, hi))
+        return any(all(X.overlaps(v) for X, v in zip(reg["X"], x)) for reg in self.regions)
+
+    # the search ---------------------------------------------------------------------------------
+    def visit(self, lo, hi, depth):
+        self.boxes += 1
+        with flint_prec(self.prec):
+            v = self.classify(lo, hi)
+            width = max(b - a for a, b in zip(lo, hi))
+            if v is None and depth % max(1, len(lo)) == 0 and width <= 0.5 and self.newton_tries < 100 \
+                    and not self._touches_region(lo, hi):
+                if self.try_newton(lo, hi) is not None:
+                    v = self.classify(lo, hi)
+        if v is not None:
+            self.tree.append(v)
+            return
+        if width <= _UNIQ_MIN_WIDTH or self.boxes >= self.max_boxes:
+            self.tree.append("U")
+            self.undecided.append((list(lo), list(hi)))
+            return
+        k = max(range(len(lo)), key=lambda i: hi[i] - lo[i])
+        mid = (lo[k] + hi[k]) / 2
+        self.tree.append("S")
+        hi1 = list(hi)
+        hi1[k] = mid
+        lo2 = list(lo)
+        lo2[k] = mid
+        self.visit(list(lo), hi1, depth + 1)
+        self.visit(lo2, list(hi), depth + 1)
+
+    def run(self):
+        d = self.S.dim
+        if d == 0:
+            raise ValueError("the state space is a point")
+        self.visit([0.0] * d, [1.0] * d, 0)
+        return self
+
+
+def _region_record(reg) -> dict:
+    return {"center": [_exact_str(v) for v in reg["m"]], "delta": [_exact_str(v) for v in reg["rad"]],
+            "sel": list(reg["sel"]), "x": [mpmath.nstr(arb_to_mpf(arb(v.mid()).exp()), 17) for v in reg["m"]]}
+
+
+def _uniqueness_record(u: _Uniqueness, rho_lo, rho_hi) -> dict:
+    k = len(u.regions)
+    if not u.undecided:
+        status = "PROVED" if k == 1 else ("NOT UNIQUE" if k >= 2 else "UNDECIDED")
+    else:
+        status = "NOT UNIQUE" if k >= 2 else "UNDECIDED"
+    return {"status": status, "n_found": k, "complete": not u.undecided, "rho": [str(rho_lo), str(rho_hi)],
+            "state_space": u.S.describe(), "dim": u.S.dim, "boxes": u.boxes, "undecided": len(u.undecided),
+            "undecided_near": [[(a + b) / 2 for a, b in zip(lo, hi)] for lo, hi in u.undecided[:3]],
+            "prec": u.prec, "regions": [_region_record(r) for r in u.regions], "tree": "".join(
+                t if len(t) == 1 else f"{t[0]}{t[1:]}," for t in u.tree)}
+
+
+def _parse_tree(s: str) -> list:
+    out, i = [], 0
+    while i < len(s):
+        ch = s[i]
+        if ch in "SOU":
+            out.append(ch)
+            i += 1
+        elif ch in "EMA":
+            j = s.index(",", i)
+            out.append(ch + s[i + 1:j])
+            i = j + 1
+        else:
+            raise ValueError(f"bad token {ch!r} in the exclusion tree")
+    return out
+
+
+def fixed_point_uniqueness(model, rho_lo, rho_hi=None, *, prec: int = _UNIQ_PREC,
+                           max_boxes: int = _UNIQ_MAX_BOXES) -> dict:
+    r"""Count the fixed points of ``model`` on its state space (:class:`StateSpace`) at the load
+    ``rho_lo``, or for every load of ``[rho_lo, rho_hi]``, by exclusion in interval arithmetic.
+
+    The free coordinates :math:`[0, 1]^d` are bisected; a box is discarded when its image certainly
+    misses the state space, or when a component of the drift, enclosed over the box (directly or by
+    the mean-value form) for every load of the interval, excludes 0; float Newton from a box that
+    is not discarded finds a zero, around which a Krawczyk test in ``y = log x`` (parametric in the
+    load) proves a region holding exactly one zero for every load; boxes inside such a region are
+    accounted for. The regions are pairwise disjoint and lie in the state space, so when every leaf
+    is decided the number of fixed points on the state space is the number of regions, for every
+    load of the interval. The record holds the tree of verdicts and the regions, which
+    :func:`verify_uniqueness` re-checks without searching.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A model with smooth rates and at most :data:`UNIQUENESS_MAX_DIM` free coordinates.
+    rho_lo, rho_hi : int, Fraction, float or str
+        The load, or the end points of a load interval (exact).
+    prec : int, optional
+        Working precision in bits (default 128).
+    max_boxes : int, optional
+        Budget of boxes (default 6000); leaves left open make the status ``UNDECIDED``.
+
+    Returns
+    -------
+    dict
+        ``status`` (``"PROVED"``: exactly one fixed point; ``"NOT UNIQUE"``: at least ``n_found``
+        distinct certified fixed points, exactly that many when ``complete``; ``"UNDECIDED"``),
+        ``n_found``, ``regions`` (centre and radius in ``y = log x``, the state ``x``), the tree,
+        the state space, the number of boxes.
+
+    Raises
+    ------
+    ValueError
+        If the state space has more than :data:`UNIQUENESS_MAX_DIM` free coordinates, or none.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import fixed_point_uniqueness
+    >>> u = fixed_point_uniqueness(RandomRouting(2), 1)
+    >>> u["status"], u["n_found"], round(float(u["regions"][0]["x"][2]), 12)     # E(2, 1) = 1/5
+    ('PROVED', 1, 0.2)
+    """
+    comp = model.compiled
+    comp.require_smooth()
+    S = StateSpace(model)
+    if S.dim > UNIQUENESS_MAX_DIM:
+        raise ValueError(f"uniqueness by exclusion handles at most {UNIQUENESS_MAX_DIM} free coordinates, "
+                         f"this state space has {S.dim}")
+    with flint_prec(prec):
+        R = _load_ball(rho_lo, rho_hi)
+    u = _Uniqueness(model, R, prec, max_boxes).run()
+    lo_s = _exact_load_str(rho_lo)
+    return _uniqueness_record(u, lo_s, lo_s if rho_hi is None else _exact_load_str(rho_hi))
+
+
+def _exact_load_str(rho) -> str:
+    """The load as an exact rational string (floats and mpf exactly, decimal strings as written)."""
+    if isinstance(rho, str):
+        return str(Fraction(rho))
+    if isinstance(rho, mpmath.mpf):
+        man, exp = rho.man, rho.exp
+        return str(Fraction(int(man)) * Fraction(2) ** int(exp))
+    try:
+        return str(Fraction(rho))
+    except (TypeError, ValueError):
+        return str(Fraction(str(rho)))
+
+
+def verify_uniqueness(model, record: dict) -> str:
+    """Re-check a record of :func:`fixed_point_uniqueness` without searching: the tree of verdicts is
+    walked (its boxes tile the free coordinates by construction), every discarded box is re-checked,
+    every region's Krawczyk test and its position in the state space are recomputed, the regions are
+    checked pairwise disjoint and every accounted box inside its region.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    record : dict
+        The output of :func:`fixed_point_uniqueness`.
+
+    Returns
+    -------
+    str
+        The status the record supports (``"PROVED"`` / ``"NOT UNIQUE"`` / ``"UNDECIDED"``).
+
+    Raises
+    ------
+    ValueError
+        If a verdict, a region or the stated status does not check.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import fixed_point_uniqueness, verify_uniqueness
+    >>> verify_uniqueness(RandomRouting(2), fixed_point_uniqueness(RandomRouting(2), 1))
+    'PROVED'
+    """
+    prec = int(record["prec"])
+    lo_s, hi_s = record["rho"]
+    with flint_prec(prec):
+        R = _load_ball(Fraction(lo_s), None if hi_s == lo_s else Fraction(hi_s))
+    u = _Uniqueness(model, R, prec)
+    comp = model.compiled
+    with flint_prec(prec):
+        for k, rr in enumerate(record["regions"]):
+            m = [parse_exact(s) for s in rr["center"]]
+            rad = [parse_exact(s) for s in rr["delta"]]
+            sel = check_selection(model, rr["sel"])
+            ok, margin, _K, _Y = _krawczyk(comp, m, rad, R, sel)
+            if not ok:
+                raise ValueError(f"region {k}: the Krawczyk test fails")
+            X = [arb(m[i], rad[i]).exp() for i in range(len(m))]
+            if not u.S.inside(X):
+                raise ValueError(f"region {k} is not inside the state space")
+            for reg in u.regions:
+                if all(a.overlaps(b) for a, b in zip(X, reg["X"])):
+                    raise ValueError(f"region {k} overlaps another region")
+            u.regions.append({"m": m, "rad": rad, "sel": sel, "X": X, "margin": margin})
+    tokens = _parse_tree(record["tree"])
+    pos = 0
+    undecided = 0
+    d = u.S.dim
+    stack = [([0.0] * d, [1.0] * d)]
+    with flint_prec(prec):
+        while stack:
+            lo, hi = stack.pop()
+            if pos >= len(tokens):
+                raise ValueError("the exclusion tree ends early")
+            t = tokens[pos]
+            pos += 1
+            if t == "S":
+                k = max(range(d), key=lambda i: hi[i] - lo[i])
+                mid = (lo[k] + hi[k]) / 2
+                hi1, lo2 = list(hi), list(lo)
+                hi1[k] = mid
+                lo2[k] = mid
+                stack.append((lo2, list(hi)))
+                stack.append((list(lo), hi1))
+                continue
+            if t == "U":
+                undecided += 1
+                continue
+            z = _box_arb(lo, hi)
+            x = u.S.full(z)
+            if t == "O":
+                if not u.S.outside(x):
+                    raise ValueError(f"box {lo}, {hi} is not outside the state space")
+            elif t[0] == "A":
+                reg = u.regions[int(t[1:])]
+                if not all(X.contains(v) for X, v in zip(reg["X"], x)):
+                    raise ValueError(f"box {lo}, {hi} is not inside region {t[1:]}")
+            else:
+                v = u.classify(lo, hi)
+                if v is None or v[0] not in "EM":
+                    raise ValueError(f"box {lo}, {hi}: the drift does not exclude 0")
+    if pos != len(tokens):
+        raise ValueError("the exclusion tree has extra tokens")
+    k = len(u.regions)
+    status = ("PROVED" if k == 1 else "NOT UNIQUE" if k >= 2 else "UNDECIDED") if not undecided else \
+        ("NOT UNIQUE" if k >= 2 else "UNDECIDED")
+    if status != record["status"] or k != record["n_found"]:
+        raise ValueError(f"the record states {record['status']} with {record['n_found']} fixed points, "
+                         f"the re-check supports {status} with {k}")
+    return status
+
+
+# ==================================================================================================
+# uniqueness attached to a solve: exclusion (small state spaces), multi-start evidence, the ODE
+# ==================================================================================================
+
+def _x_floats(res) -> list:
+    xs = res.extra.get("_x_work") or res.x
+    return [to_arb(mpmath.mpf(v)) for v in xs]
+
+
+def _region_index(regions, res):
+    """Index of the region holding the result's state, or None."""
+    x = _x_floats(res)
+    for k, reg in enumerate(regions):
+        X = reg["X"] if "X" in reg else None
+        if X is None:
+            with flint_prec(_UNIQ_PREC):
+                X = [arb(parse_exact(c), parse_exact(d)).exp() for c, d in zip(reg["center"], reg["delta"])]
+        if all(Xi.contains(v) or Xi.overlaps(v) for Xi, v in zip(X, x)):
+            return k
+    return None
+
+
+def ode_limit(model, rho, *, t_max: float = 1e4):
+    """Where the mean-field ODE from the default start (:meth:`MeanFieldModel.initial_state`, else the
+    state-kind default: independent M/M/C/C stations, or 1/2 scaled onto the invariants) settles:
+    numerical integration (EVIDENCE, not a proof).
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        The model.
+    rho : number
+        The load (finite as a float).
+    t_max : float
+        The last time integrated to (default 1e4).
+
+    Returns
+    -------
+    tuple
+        ``(x0, x_end, settled)``: the start, the state at the last time, and whether the drift there is
+        below 1e-8 (max-norm).
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> from symloss.core.certify import ode_limit
+    >>> x0, x, settled = ode_limit(RandomRouting(2), 1)
+    >>> [round(v, 8) for v in x], settled
+    ([0.4, 0.4, 0.2], True)
+    """
+    rho_f = float(to_mpf(rho))
+    x0 = default_initial_state(model, rho_f)
+    S = StateSpace(model)
+    if S.violation(x0, 1e-9) is not None:
+        x0 = np.clip(x0, 0.0, 1.0)
+    times = [0.0] + [float(t) for t in (1.0, 10.0, 100.0, 1e3, 1e4, 1e5) if t <= t_max]
+    r = integrate_ode(model, rho_f, x0, times, rtol=1e-10, atol=1e-13)
+    x = r.x[-1]
+    f = np.asarray(model._np_drift(*x, rho_f), dtype=float).ravel()
+    return [float(v) for v in x0], [float(v) for v in x], bool(np.max(np.abs(f)) < 1e-8)
+
+
+def _ode_reaches(model, rho, regions) -> str:
+    try:
+        x0, x, settled = ode_limit(model, rho)
+    except (RuntimeError, ValueError, FloatingPointError) as exc:
+        return f"the ODE from the default start could not be integrated ({exc})"
+    start = "[" + ", ".join(f"{v:.6g}" for v in x0) + "]"
+    if not settled:
+        return f"the ODE from the default start {start} has not settled by t = 1e4 (numerical)"
+    best, dist = None, math.inf
+    for k, reg in enumerate(regions):
+        xr = [float(v) for v in reg["x"]]
+        dd = max(abs(a - b) for a, b in zip(xr, x))
+        if dd < dist:
+            best, dist = k, dd
+    if best is None or dist > 1e-5:
+        return f"the ODE from the default start {start} settles at a state none of them holds (numerical)"
+    return f"the ODE from the default start {start} reaches #{best} (numerical integration to t = 1e4: EVIDENCE)"
+
+
+def _fmt_x(x) -> str:
+    return "[" + ", ".join(mpmath.nstr(mpmath.mpf(v), 8) for v in x) + "]"
+
+
+def _multistart_starts(model, S: StateSpace, rho_f: float) -> list:
+    n = S.n
+    base = default_initial_state(model, rho_f)
+    kind = getattr(model, "state_kind", "custom")
+    verts = []
+    if kind == "occupancy" and S.dim == n - 1:
+        verts = [np.eye(n)[k] for k in range(n)]
+    elif kind == "tail":
+        verts = [np.array([1.0] * k + [0.0] * (n - k)) for k in range(n + 1)]
+    elif not S.E and n <= 6:
+        verts = [np.array([(c >> i) & 1 for i in range(n)], dtype=float) for c in range(1 << n)]
+    starts = [base] + [0.8 * v + 0.2 * base for v in verts]
+    return [np.clip(s, 1e-12, 1.0) for s in starts]
+
+
+def _multistart(model, rho, res) -> tuple:
+    """Float Newton (log variables) from the default start and the vertices of the state space moved
+    a fifth of the way to it; distinct zeros in the state space are certified (Krawczyk regions)."""
+    S = StateSpace(model)
+    comp = model.compiled
+    rho_f = float(to_mpf(rho))
+    r = _load_log(rho)
+    with flint_prec(_UNIQ_PREC):
+        u = _Uniqueness(model, _load_ball(rho), _UNIQ_PREC)
+    starts = _multistart_starts(model, S, rho_f)
+    found = 0
+    for x0 in starts:
+        try:
+            with np.errstate(all="ignore"):
+                y, ok, _ = _newton_float(comp, np.log(x0), r)
+        except (FloatingPointError, ValueError, ZeroDivisionError, np.linalg.LinAlgError):
+            continue
+        if not ok or not np.all(np.isfinite(y)) or np.max(y) > 1e-6 or S.violation(np.exp(y), 1e-7) is not None:
+            continue
+        found += 1
+        if any(all(X.contains(arb(float(v))) for X, v in zip(reg["X"], np.exp(y))) for reg in u.regions):
+            continue
+        with flint_prec(_UNIQ_PREC):
+            u.region(y) and u.regions.append(u.region(y))
+    return u, len(starts), found
+
+
+def _uniqueness_cache(model):
+    return model.__dict__.setdefault("_uniqueness_cache", {})
+
+
+_NOT_ASKED = ("NOT CHECKED (not asked: model.fixed_point(rho, uniqueness=True) or "
+              "symloss.core.certify.fixed_point_uniqueness(model, rho) decides it; certified comparisons check it)")
+
+
+def _attach_uniqueness(model, rho, res, *, acc=None, search: bool = True, check: bool = True) -> None:
+    """Set ``res.uniqueness`` / ``res.n_found`` / ``res.extra["uniqueness"]`` (module section above);
+    warn with :class:`NonUniqueFixedPointWarning` when the fixed point is one of several. With
+    ``check=False`` the result only states that uniqueness was not checked (no work)."""
+    key = (model.fingerprint(), type(rho).__name__, str(rho), bool(search), acc is None)
+    cache = _uniqueness_cache(model)
+    if not check:
+        known = next((cache[k] for k in (key, key[:3] + (not key[3],) + key[4:]) if k in cache), None)
+        if known is None:                     # nothing decided yet for this load: say so, do no work
+            hook = getattr(acc, "uniqueness", None) if acc is not None else None
+            out = hook(model, rho) if hook is not None else None
+            res.uniqueness, res.n_found = (out[1], 1 if out[0] == "PROVED" else None) if out else (_NOT_ASKED, None)
+            return
+        rec = known
+    elif key in cache:
+        rec = cache[key]
+    else:
+        rec = _uniqueness_summary(model, rho, res, acc, search)
+        cache[key] = rec
+    res.uniqueness = rec["text"]
+    res.n_found = rec["n_found"]
+    res.extra["uniqueness_record"] = {k: v for k, v in rec.items() if k not in ("text", "tree")}
+    if rec["status"] == "NOT UNIQUE":
+        k = _region_index(rec["regions"], res)
+        this = f"this result is #{k}" if k is not None else "this result is none of them (?)"
+        res.uniqueness = rec["text"].replace("{this}", this)
+        warnings.warn(f"{model!r} at rho = {rho}: {res.uniqueness}", NonUniqueFixedPointWarning, stacklevel=4)
+    else:
+        res.uniqueness = rec["text"]
+
+
+def _uniqueness_summary(model, rho, res, acc, search) -> dict:
+    hook = getattr(acc, "uniqueness", None) if acc is not None else None
+    if hook is not None:
+        out = hook(model, rho)
+        if out is not None:
+            status, text = out
+            return {"status": status, "n_found": 1 if status == "PROVED" else None, "text": text, "regions": []}
+    try:
+        S = StateSpace(model)
+        comp = model.compiled
+        smooth = comp.smooth and not (comp.mode == "direct" and comp._direct is None)
+    except (ValueError, ArithmeticError) as exc:
+        return {"status": "NOT CHECKED", "n_found": None, "text": f"NOT CHECKED ({exc})", "regions": []}
+    if not smooth:
+        return {"status": "NOT CHECKED", "n_found": None, "regions": [],
+                "text": "NOT CHECKED (non-smooth rates: no interval exclusion)"}
+    if acc is not None:
+        return {"status": "NOT CHECKED", "n_found": None, "regions": [],
+                "text": f"NOT CHECKED (solved by the {acc.name} accelerator, whose uniqueness argument this call "
+                        f"does not re-check; fixed_point_uniqueness(model, rho) decides it for a state space of "
+                        f"dimension <= {UNIQUENESS_MAX_DIM}, here {S.dim})"}
+    if S.dim <= UNIQUENESS_MAX_DIM and S.dim >= 1:
+        try:
+            rec = fixed_point_uniqueness(model, rho)
+        except (ValueError, ArithmeticError) as exc:
+            return {"status": "NOT CHECKED", "n_found": None, "text": f"NOT CHECKED ({exc})", "regions": []}
+        k = rec["n_found"]
+        pts = "; ".join(f"#{i} x = {_fmt_x(r['x'])}" for i, r in enumerate(rec["regions"]))
+        where = f"on the state space ({rec['state_space']})"
+        if rec["status"] == "PROVED":
+            text = (f"PROVED {where}: exactly one fixed point (exclusion in interval arithmetic over "
+                    f"{rec['boxes']} boxes and a Krawczyk region; verify_uniqueness re-checks it)")
+        elif rec["status"] == "NOT UNIQUE":
+            many = f"{k} fixed points found" + ("" if rec["complete"] else " (at least; the exclusion is incomplete)")
+            text = f"NOT UNIQUE: {many} {where}, each certified: {pts}; {{this}}; " + _ode_reaches(model, rho, rec["regions"])
+        else:
+            near = "; ".join(_fmt_x(v) for v in rec["undecided_near"])
+            text = (f"UNDECIDED {where}: {rec['undecided']} box(es) left open by the exclusion near {near} "
+                    f"({k} fixed point(s) certified)")
+        rec["text"] = text
+        return rec
+    why = f"dimension {S.dim} > {UNIQUENESS_MAX_DIM}" if S.dim > UNIQUENESS_MAX_DIM else "a point state space"
+    if not search or S.dim > UNIQUENESS_EVIDENCE_MAX_DIM or S.dim < 1:
+        if S.dim > UNIQUENESS_EVIDENCE_MAX_DIM:
+            why = f"dimension {S.dim} > {UNIQUENESS_EVIDENCE_MAX_DIM}"
+        return {"status": "NOT CHECKED", "n_found": None, "regions": [], "text": f"NOT CHECKED ({why})"}
+    try:
+        u, n_starts, n_conv = _multistart(model, rho, res)
+    except (ValueError, ArithmeticError) as exc:
+        return {"status": "NOT CHECKED", "n_found": None, "regions": [], "text": f"NOT CHECKED ({why}; {exc})"}
+    regions = [_region_record(r) for r in u.regions]
+    k = len(regions)
+    if k >= 2:
+        pts = "; ".join(f"#{i} x = {_fmt_x(r['x'])}" for i, r in enumerate(regions))
+        text = (f"NOT UNIQUE: at least {k} fixed points found by multi-start ({n_starts} starts), each certified: "
+                f"{pts}; {{this}}; uniqueness not checked ({why}); " + _ode_reaches(model, rho, regions))
+        return {"status": "NOT UNIQUE", "n_found": k, "complete": False, "regions": regions, "text": text}
+    text = (f"EVIDENCE: uniqueness not checked ({why}); multi-start Newton from {n_starts} starts (the default "
+            f"start and the vertices of the state space) found no other fixed point ({n_conv} converged)")
+    return {"status": "EVIDENCE", "n_found": k if k else None, "regions": regions, "text": text}

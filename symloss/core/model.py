@@ -276,7 +276,7 @@ def unknown_symbols_message(extra, allowed) -> str:
 #: attributes of a model instance that hold caches, not definition: cleared whenever an attribute of
 #: the instance is assigned (a changed instance is a new definition)
 CACHE_ATTRIBUTES = frozenset({"_identity", "_derived_cache", "_finite_n_chains", "_refined_tables",
-                              "_float_start_cache"})
+                              "_float_start_cache", "_uniqueness_cache"})
 
 
 class DefinitionKey:
@@ -1046,7 +1046,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         return worst
 
     # ---- numerics (implemented in symloss.core.certify and the accelerators) --------------------------
-    def fixed_point(self, rho, *, dps: int = 30):
+    def fixed_point(self, rho, *, dps: int = 30, uniqueness: bool = False):
         """The certified mean-field fixed point at load ``rho`` (:class:`~symloss.FixedPointResult`).
 
         Uses the accelerator registered for this model's class when its assumptions hold for this
@@ -1059,16 +1059,23 @@ class MeanFieldModel(ClearsCachesOnAssignment):
             The load, ``> 0`` (exact types keep their value).
         dps : int
             Significant digits of the state and the blocking, ``5 <= dps <= 100000``.
+        uniqueness : bool
+            Also decide whether this is the only fixed point on the state space (interval
+            exclusion plus Krawczyk for up to 3 free coordinates, multi-start evidence up to 12;
+            10 ms to 1 s per load). The result's ``uniqueness`` says PROVED, NOT UNIQUE (how many,
+            which one this is, which one the ODE from the default start reaches), UNDECIDED,
+            EVIDENCE or NOT CHECKED; by default it says it was not checked.
 
         Returns
         -------
         FixedPointResult
-            The state, the blocking, a rigorous bracket of it, the residual and the method.
+            The state, the blocking, a rigorous bracket of it, the residual, the method and the
+            uniqueness statement.
 
         Raises
         ------
         TypeError, ValueError
-            If ``rho`` or ``dps`` is not valid.
+            If ``rho``, ``dps`` or ``uniqueness`` is not valid.
         PrecisionError
             If ``dps`` digits cannot be certified.
 
@@ -1076,6 +1083,8 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         -----
         DefinitionMismatchWarning
             When the class has an accelerator that does not apply to this (edited) definition.
+        NonUniqueFixedPointWarning
+            With ``uniqueness=True``, when the fixed point is one of several.
 
         Examples
         --------
@@ -1086,7 +1095,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         ('0.067558952178453145217', 20)
         """
         from .certify import solve
-        return solve(self, rho, dps=dps, residual=True)
+        return solve(self, rho, dps=dps, residual=True, uniqueness=uniqueness)
 
     def blocking(self, rho, *, dps: int = 30):
         """Stationary mean-field blocking probability to ``dps`` significant digits, certified

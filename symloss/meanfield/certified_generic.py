@@ -30,21 +30,35 @@ models (:class:`~symloss.meanfield.taylor.ExactTM`) and the first non-zero coeff
 both in the end tube and in the middle branch's point box there links the end branch to the middle
 one (each box holds exactly one zero, so the three branches meet in one solution).
 
-Assumption recorded in every generic certificate: each model's fixed point is unique (the
-comparison is of the branches enclosed, which are continuous on :math:`(0, \infty)`); the fast path
-proves uniqueness for the shipped policies, the generic path does not.
+Uniqueness
+----------
+The comparison is of the fixed-point branches enclosed (continuous on :math:`(0, \infty)`). For a
+model whose state space has at most :data:`~symloss.core.certify.UNIQUENESS_MAX_DIM` free
+coordinates, the number of fixed points on the state space is decided at every dyadic load of the
+tiling by exclusion in interval arithmetic (:func:`symloss.core.certify.fixed_point_uniqueness`;
+the records are stored and re-checked by :func:`verify_generic`): a model with more than one fixed
+point at one of these loads is refused (:class:`~symloss.core.certify.NonUniqueFixedPointError`, a
+``ValueError``). Between these loads, and for larger state spaces, uniqueness remains an assumption,
+recorded in the certificate (the fast path proves uniqueness for the shipped policies).
 """
 from __future__ import annotations
 
 import time
 from fractions import Fraction
 
+import mpmath
+
 import numpy as np
 import sympy as sp
 from flint import arb, arb_mat, arb_poly, fmpq, fmpq_mat, fmpq_poly
 
 from ..core.certify import (
+    UNIQUENESS_MAX_DIM,
+    NonUniqueFixedPointError,
+    StateSpace,
     _float_inverse,
+    fixed_point_uniqueness,
+    verify_uniqueness,
     box_derivative,
     check_selection,
     enclose_interval,
@@ -275,7 +289,11 @@ class _EndModel:
                 return W, margin
             if given:
                 break
-            W = [arb(0, max(W[i].rad() * 2, (abs(K_[i, 0]).upper() * arb(1.5)).upper()).upper()) for i in range(n)]
+            # epsilon inflation component by component: a component that already contracts keeps its
+            # radius (doubling every component keeps a coupled component's ratio K_i / W_i fixed:
+            # RandomRouting(2) never contracted at either end)
+            W = [arb(0, max(W[i].rad() * (1 if abs(K_[i, 0]) < W[i].rad() else 2),
+                            (abs(K_[i, 0]).upper() * arb(1.5)).upper()).upper()) for i in range(n)]
         raise ValueError("no Krawczyk box for the remainder of the end series")
 
     def _j0(self, i, j):
@@ -314,6 +332,45 @@ def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction):
 def _model_record(m) -> dict:
     return {"repr": repr(m), "class": type(m).__name__, "variables": [str(v) for v in m.variables],
             "fingerprint": m.fingerprint()}
+
+
+def _uniqueness_at_loads(model, loads, records: dict, label: str) -> None:
+    """Decide the number of fixed points of ``model`` at each load (exact Fractions) not yet in
+    ``records`` (``q_str(rho) -> record``); raise :class:`NonUniqueFixedPointError` naming the model,
+    the load and the fixed points when there are several."""
+    for rho in loads:
+        key = q_str(rho)
+        if key in records:
+            continue
+        rec = fixed_point_uniqueness(model, rho)
+        if rec["status"] == "NOT UNIQUE":
+            pts = "; ".join("x = [" + ", ".join(mpmath.nstr(mpmath.mpf(v), 10) for v in r["x"]) + "]"
+                            for r in rec["regions"])
+            raise NonUniqueFixedPointError(
+                f"model {label} ({model!r}) has {'at least ' if not rec['complete'] else ''}{rec['n_found']} fixed "
+                f"points on its state space ({rec['state_space']}) at rho = {key} ({pts}; each certified by a "
+                "Krawczyk test): its blocking is not a function of the load, a certified comparison of the "
+                "two models is not defined")
+        records[key] = rec
+
+
+def _uniqueness_assumption(models, uniq) -> list:
+    out = []
+    for key, m in models.items():
+        rec = uniq.get(key)
+        if rec is None:
+            out.append(f"model {key}: the fixed point is assumed unique at every load (state space of dimension "
+                       f"{StateSpace(m).dim} > {UNIQUENESS_MAX_DIM}: not checked)")
+            continue
+        proved = sorted((r for r, v in rec.items() if v["status"] == "PROVED"), key=parse_q)
+        open_ = sorted((r for r, v in rec.items() if v["status"] != "PROVED"), key=parse_q)
+        txt = (f"model {key}: exactly one fixed point on the state space PROVED at the {len(proved)} loads "
+               f"{', '.join(proved)} (exclusion in interval arithmetic, records in 'uniqueness'); assumed unique "
+               "between them and beyond them")
+        if open_:
+            txt += f"; undecided at {', '.join(open_)}"
+        out.append(txt)
+    return out
 
 
 def _check_generic_model(m):
@@ -519,6 +576,17 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
     C = max(int(getattr(model_a, "C", 1) or 1), int(getattr(model_b, "C", 1) or 1))
     rho_lo = Fraction(rho_range[0])
     rho_hi = Fraction(rho_range[1]) if rho_range[1] is not None else Fraction(2) ** ((4 * C).bit_length())
+    # uniqueness at the dyadic loads of the tiling, before the search (a model with several fixed
+    # points is refused here, not by a misleading failure of the search)
+    uniq = {key: {} for key, m in g.models.items() if StateSpace(m).dim <= UNIQUENESS_MAX_DIM}
+
+    def dyadic(lo, hi):
+        out = [lo]
+        while out[-1] < hi:
+            out.append(min(out[-1] * 2, hi))
+        return out
+    for key in uniq:
+        _uniqueness_at_loads(g.models[key], dyadic(rho_lo, rho_hi), uniq[key], key)
     zero = inf = None
     errs = []
     for _ in range(8):
@@ -537,9 +605,9 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
             rho_hi *= 2
     if zero is None or inf is None:
         raise ArithmeticError("generic end piece not certified: " + "; ".join(errs[-2:]))
-    edges = [rho_lo]
-    while edges[-1] < rho_hi:
-        edges.append(min(edges[-1] * 2, rho_hi))
+    edges = dyadic(rho_lo, rho_hi)
+    for key in uniq:
+        _uniqueness_at_loads(g.models[key], edges, uniq[key], key)
     stack = [(edges[i], edges[i + 1], 0) for i in range(len(edges) - 1)][::-1]
     cells = []
     while stack:
@@ -565,7 +633,9 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
             c["refined"] = g.refine(parse_q(c["rho"][0]), parse_q(c["rho"][1]), c["sign"])
     data = {"format": FORMAT_GENERIC, "symloss_version": _version(),
             "models": {"a": _model_record(model_a), "b": _model_record(model_b)}, "dps": dps, "prec": prec,
-            "assumptions": [_ASSUMPTION], "zero_end": zero[0], "infinity_end": inf[0], "points": pts, "cells": cells}
+            "assumptions": _uniqueness_assumption(g.models, uniq),
+            "uniqueness": {key: {r: {k: v for k, v in rec.items()} for r, rec in uniq[key].items()} for key in uniq},
+            "zero_end": zero[0], "infinity_end": inf[0], "points": pts, "cells": cells}
     data["summary"] = _summary(data)
     s = data["summary"]
     crossings = [Crossing(c["rho"][0], c["rho"][1], c["sign_after"]) for c in s["crossings"]]
@@ -634,6 +704,14 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
         _check_generic_model(m)
     dps, prec = int(data["dps"]), int(data["prec"])
     _need(5 <= dps <= 10000 and 64 <= prec <= 1 << 14, "parameters out of range")
+    for key, recs in data.get("uniqueness", {}).items():
+        m = models[key]
+        for rho_s, rec in recs.items():
+            _need(rec["rho"] == [str(parse_q(rho_s))] * 2, f"uniqueness record of model {key} at {rho_s}: load differs")
+            status = verify_uniqueness(m, rec)
+            _need(status != "NOT UNIQUE", f"model {key} has several fixed points at rho = {rho_s}")
+    _need(data.get("assumptions") == _uniqueness_assumption(models, data.get("uniqueness", {})),
+          "the stored uniqueness assumptions differ from the re-checked records")
     pts = data["points"]
 
     def check_point(rho_s, prec_p=None):
