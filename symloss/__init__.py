@@ -76,6 +76,10 @@ _EXPORTS = {
     "conditional_blocking": ".finite_n",
     "finite_n_chain": ".finite_n",
     "count_symbols": ".finite_n",
+    "blocking_rational_function": ".finite_n",
+    "certified_finite_n_threshold": ".finite_n",
+    "BlockingRationalFunction": ".finite_n",
+    "CertifiedFiniteNThreshold": ".finite_n",
     "FiniteNChain": ".finite_n",
     "FiniteNModelError": ".finite_n",
     # supermarket model on graphs (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", 2019)
