@@ -90,6 +90,16 @@ def _check_eps(eps):
 
 def _magnitude_bits(C, a) -> int:
     """Extra bits lost to cancellation in C*log(a) - a (the size of the exponent); any size."""
+    tc, ta = type(C), type(a)
+    if (tc is int or tc is float) and (ta is int or ta is float):
+        # float arithmetic where it holds (10x cheaper than the mpmath path below, which erlang_b
+        # paid on every call); math.log takes an int of any size
+        try:
+            x = abs(float(C)) * (abs(math.log(a)) + 1.0) + float(a)
+        except (OverflowError, ValueError):
+            x = math.inf
+        if x < 1e300:
+            return int(math.log2(x + 2.0)) + 8
     with mpmath.workprec(64):
         Cm, am = abs(to_mpf(C)), to_mpf(a)
         x = Cm * (abs(mpmath.log(am)) + 1) + am

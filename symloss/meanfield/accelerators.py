@@ -4,15 +4,23 @@ model classes (:mod:`symloss.core.registry`) and checked against each model's de
 * **Retrial-of-d** (and random routing): with ``p = x_C`` the stationary occupancy of a non-full
   server is truncated Poisson with load :math:`a = \rho(1 + p + \dots + p^{d-1})`, so
   :math:`p = E(C, a)` and ``a`` solves the scalar equation
-  :math:`h(a) = a (1 - E(C,a)) - \rho (1 - E(C,a)^d) = 0`; safeguarded Newton in ``arb`` and a ball
-  sign change :math:`h(a(1 - \delta)) < 0 < h(a(1 + \delta))` certify ``a`` and the blocking
-  :math:`E(C, a)^d`.
+  :math:`h(a) = a (1 - E(C,a)) - \rho (1 - E(C,a)^d) = 0` (``h`` increases in ``a``); safeguarded
+  Newton in ``arb`` on :math:`g(a) = h(a) / (1 - E) = a - \rho (1 + E + \dots + E^{d-1})` (same sign,
+  no cancellation of ``1 - E``) and a ball sign change :math:`g(a(1 - \delta)) < 0 < g(a(1 + \delta))`
+  certify ``a`` and the blocking :math:`E(C, a)^d`.
 * **Power-of-d**: shooting on :math:`t = \log u_C`: the stationary equations give
   :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from :math:`u_C = e^t`, and
   :math:`G(t) = \log u_0^d = 0` is solved by Newton in ``arb``, started from a float solve in log
   space; a ball sign change of ``G`` certifies it.
 * **JSQ**: the closed form of the fluid limit, :math:`u_k = \min(1, \max(0, \rho - k + 1))`,
   :math:`B = \max(0, 1 - C/\rho)`.
+
+**Exact loads.** The load reaches every solver exactly as the input layer hands it over (an ``int``,
+a ``float`` as its binary value, a ``Fraction`` for every rational type, an ``mpf``); the solvers
+convert it at each working precision (an exact ``arb`` point for a binary value, a ball enclosing a
+rational; JSQ computes rationals in exact arithmetic), so nothing like :math:`1 - C/\rho` is
+evaluated on a rounded load. ``blocking_bracket`` is the certified ball converted outward, and the
+verification on the definition uses the same exact load.
 
 **Binding.** An accelerator is used for a model only when ``applies(model)`` holds: the model's
 drift, invariants and blocking are *identical* (exact SymPy expansion) to the template system the
@@ -25,11 +33,13 @@ changes a rate fails ``applies``; :func:`symloss.core.certify.solve` then warns
 """
 from __future__ import annotations
 
+import functools
 import math
+from fractions import Fraction
 
 import mpmath
 import sympy as sp
-from flint import arb
+from flint import arb, fmpz_poly
 
 from ..core.certify import FixedPointResult
 from ..core.model import RHO
@@ -44,11 +54,25 @@ from ..core.precision import (
     to_mpf,
 )
 from ..core.registry import register_accelerator
+from ..core.validation import exact_real
 from .models import JSQ, PowerOfD, RetrialOfD
 
 __all__ = ["RETRIAL", "POWER", "JSQ_CLOSED_FORM", "RetrialAccelerator", "PowerAccelerator", "JSQAccelerator"]
 
 _MAX_PREC = 1 << 16
+_POLY_MAX_C = 256      # E(C, a) from the exact polynomial up to this C (python-flint's incomplete gamma beyond)
+
+
+@functools.lru_cache(maxsize=64)
+def _tail_poly(C: int):
+    r""":math:`Q(a) = \sum_{k=0}^{C-1} \frac{C!}{k!} a^k` (``fmpz_poly``, exact), so that
+    :math:`E(C, a) = a^C / (a^C + Q(a))`."""
+    c = [0] * C
+    v = 1
+    for k in range(C - 1, -1, -1):
+        v *= k + 1
+        c[k] = v
+    return fmpz_poly(c)
 
 
 # ==================================================================================================
@@ -215,6 +239,9 @@ class _Accelerator:
             comp = model.compiled
             if not comp.smooth or comp.mode != "terms":
                 return True, "not a smooth Laurent system: identity with the template is the check"
+        # the load as the user gave it (exact, see _WorkState), not the rounded ``res.rho``
+        rho = getattr(x, "rho", None)
+        rho = res.rho if rho is None else rho
         prec = dps_to_prec(dps + 8) + 32
         with flint_prec(prec):
             xs = [v if isinstance(v, arb) else to_arb(v) for v in x]
@@ -223,7 +250,7 @@ class _Accelerator:
                 # system first cost 15 s at C = 10^4): a generated straight-line function, or a loop
                 # for very large drifts
                 gen = model._poly_residual
-                r = to_arb(res.rho)
+                r = to_arb(rho)
                 if gen is not None:
                     fn, coefs = gen
                     vals, mags = fn(list(xs) + [r], [arb(q) for q in coefs])
@@ -232,7 +259,7 @@ class _Accelerator:
                 iv, im = _invariant_residual_arb(model._invariants, xs)
                 vals, mags = vals + iv, mags + im
             else:
-                vals, mags = comp.table.residual_from_x(xs, to_arb(res.rho))
+                vals, mags = comp.table.residual_from_x(xs, to_arb(rho))
             tol = arb(10) ** (-(dps + 4))
             worst = 0.0
             for i in range(len(vals)):
@@ -295,6 +322,26 @@ def _rho_mpf(rho):
     return to_mpf(rho)
 
 
+def _exact_load(rho):
+    """The load as the input layer hands it over, kept exact: ``int``, ``float`` (its binary value),
+    ``Fraction`` (also for SymPy rationals, ``Decimal`` and flint ``fmpq``), ``mpf``, or a flint ball
+    with a radius (used as the ball). Nothing is rounded here: the solvers convert it with
+    :func:`~symloss.core.precision.to_arb` at each working precision (an exact point for a binary
+    value, a ball of that precision enclosing a non-dyadic rational)."""
+    return exact_real(rho, "rho", allow_ball=True)
+
+
+class _WorkState(list):
+    """The working-precision state of an answer (``extra["_x_work"]``) with the exact load it solves
+    (``rho``), so that :meth:`_Accelerator.verify` checks the definition at the load the user gave,
+    not at the rounded ``FixedPointResult.rho``."""
+    __slots__ = ("rho",)
+
+    def __init__(self, values, rho):
+        super().__init__(values)
+        self.rho = rho
+
+
 def _float_rho(rho):
     with mpmath.workdps(20):
         rf = float(to_mpf(rho))
@@ -314,7 +361,7 @@ def _finish(model, rho, x_work, B_ball, dps, residual, method, extra=None):
     with flint_prec(dps_to_prec(dps) + 128):
         bracket = (arb_to_mpf(arb(B_ball.lower())), arb_to_mpf(arb(B_ball.upper())))
     ex = dict(extra or {})
-    ex["_x_work"] = x_work
+    ex["_x_work"] = _WorkState(x_work, rho)
     return FixedPointResult(model.name, rm, x_out, B, bracket, res, method, dps, ex)
 
 
@@ -327,8 +374,9 @@ class RetrialAccelerator(_Accelerator):
 
     With ``p = x_C`` a non-full server's occupancy is truncated Poisson with load
     :math:`a = \rho (1 + p + \dots + p^{d-1})`, so ``p = E(C, a)`` and ``a`` solves
-    :math:`a (1 - E(C, a)) = \rho (1 - E(C, a)^d)`; Newton in ``arb`` and a ball sign change
-    certify ``a``. Registered for :class:`~symloss.RetrialOfD` (the instance :data:`RETRIAL`).
+    :math:`a (1 - E(C, a)) = \rho (1 - E(C, a)^d)`; safeguarded Newton in ``arb`` (bracket
+    :math:`[\rho, d \rho]`, moved only on decided signs) and a ball sign change certify ``a``.
+    Registered for :class:`~symloss.RetrialOfD` (the instance :data:`RETRIAL`).
 
     See Also
     --------
@@ -434,16 +482,50 @@ class RetrialAccelerator(_Accelerator):
 
     # -- the scalar equation in the per-server load a -----------------------------------------------
     @staticmethod
-    def _E(a, C):
-        return (a ** C) * (-a).exp() / a.gamma_upper(arb(C + 1))
+    def _E_parts(a: arb, C: int):
+        r"""``(E(C, a), 1 - E(C, a))`` as balls, both without cancellation.
 
-    def _h(self, C, d, a: arb, rho: arb):
-        """h(a) = a (1 - E) - rho (1 - E^d) and h'(a), in arb."""
-        E = self._E(a, C)
-        dE = E * (arb(C) / a - 1 + E)
-        h = a * (1 - E) - rho * (1 - E ** d)
-        dh = (1 - E) - a * dE + rho * d * E ** (d - 1) * dE
-        return h, dh, E
+        For ``C <= 256``: :math:`E = a^C / (a^C + Q(a))` and :math:`1 - E = Q(a) / (a^C + Q(a))` with
+        :math:`Q(a) = \sum_{k<C} \frac{C!}{k!} a^k` (exact integer coefficients, positive terms: the
+        balls are a few ulps wide at every load; python-flint's incomplete gamma loses up to 60 bits
+        for ``a`` of a few times ``C`` at small ``C``, which made the Newton iteration run into its
+        noise). Beyond, :math:`E = a^C e^{-a} / \Gamma(C + 1, a)` and ``1 - E`` by subtraction (it
+        loses :math:`\log_2(a / C)` bits when ``a >> C``; the precision loop provides them).
+        """
+        if C <= _POLY_MAX_C:
+            q = _tail_poly(C)(a)
+            t = a ** C
+            s = q + t
+            return t / s, q / s
+        E = (a ** C) * (-a).exp() / a.gamma_upper(arb(C + 1))
+        return E, 1 - E
+
+    @staticmethod
+    def _E(a, C):
+        """``E(C, a)`` as a ball (:meth:`_E_parts`)."""
+        return RetrialAccelerator._E_parts(a, C)[0]
+
+    def _g(self, C, d, a: arb, rho: arb, derivative=True):
+        r"""``(g, g', E)`` at ``a`` in arb, :math:`g(a) = a - \rho (1 + E + \dots + E^{d-1})`.
+
+        :math:`h(a) = a (1 - E) - \rho (1 - E^d) = (1 - E)\, g(a)` is strictly increasing in ``a``
+        (the carried load :math:`a (1 - E)` increases, :math:`E^d` increases) with
+        :math:`h(\rho) < 0 < h(d \rho)`, and :math:`1 - E > 0`: ``g`` has the sign of ``h``, one sign
+        change, at the fixed point. ``g`` is evaluated without the cancellation of ``1 - E`` (which
+        costs :math:`\log_2(a / C)` bits at large loads in ``h``).
+        """
+        E, F = self._E_parts(a, C)          # F = 1 - E
+        s, ds = arb(1), arb(0)              # s = 1 + E + ... + E^{d-1}; ds = ds/dE
+        p = arb(1)                          # E^(j-1)
+        for j in range(1, d):
+            ds += j * p
+            p = p * E
+            s += p
+        g = a - rho * s
+        if not derivative:
+            return g, None, E
+        dE = E * (arb(C) / a - F)           # E' = E (C/a - 1 + E)
+        return g, 1 - rho * ds * dE, E
 
     def float_start(self, C, d, rho: float) -> float:
         """Float solution of ``a (1 - E(C, a)) / (1 - E(C, a)^d) = rho`` on ``[rho, d rho]``
@@ -527,45 +609,74 @@ class RetrialAccelerator(_Accelerator):
         return model.d * leb(model.C, a)
 
     def _solve_a(self, C, d, r: arb, prec: int, dps: int):
-        lo, hi = r, r * d           # a = rho (1 + p + ... + p^{d-1}) lies in [rho, d rho]
+        r"""Safeguarded Newton on ``g`` (:meth:`_g`) inside ``[rho, d rho]``, then the certificate.
+
+        The bracket moves only on signs the balls decide; a step that leaves it (closed: at a low
+        load the root is within :math:`\rho E(C, \rho)` of ``rho``) is replaced by bisection; the
+        iteration stops when the step is below ``2^-(prec - 20)`` relative or when
+        ``g``'s ball contains 0 (``a`` is then as accurate as this precision allows). The certificate
+        is :math:`g(a (1 - \delta)) < 0 < g(a (1 + \delta))`.
+
+        Returns
+        -------
+        tuple
+            ``(a, status, a_lo, a_hi, need, E_lo, E_hi)``: status ``"ok"`` (certified), ``"precision"``
+            (the balls of ``g`` at ``a -+ delta`` are too wide: ``need`` bits would decide them) or
+            ``"fail"`` (decided, no sign change: the iteration did not reach ``a``).
+        """
+        lo, hi = arb(r.mid()), arb((r * d).mid())      # a = rho (1 + p + ... + p^{d-1}) in [rho, d rho]
         rf = float(r.mid())
         a = arb(self.float_start(C, d, rf)) if math.isfinite(rf) and 1e-300 < rf < 1e300 else (lo + hi) / 2
         if not (lo.mid() <= a.mid() <= hi.mid()):
             a = (lo + hi) / 2
-        a = arb(a.mid())
+        a = arb(a.mid())     # at a low load the root is within rho E(C, rho) of lo: a start at lo is fine
         tol = arb(2) ** (-(prec - 20))
-        for _ in range(400):
-            h, dh, _E = self._h(C, d, a, r)
-            hm = h.mid()
-            if hm > 0:
-                hi = arb(a.mid())
+        dg = None
+        for _ in range(4 * prec + 64):         # bisection alone halves the bracket: enough steps
+            g, dg, _E = self._g(C, d, a, r)
+            if g > 0:
+                hi = a
+            elif g < 0:
+                lo = a
             else:
-                lo = arb(a.mid())
-            step = arb(hm) / arb(dh.mid()) if dh.mid() != 0 else arb(0)
-            if abs(step).mid() <= (tol * a).mid():
-                a = arb((a - step).mid())
-                break
-            a_new = arb((a - step).mid())
-            if not (lo.mid() < a_new.mid() < hi.mid()):
+                break                          # |g| below its own rounding noise
+            dgm = dg.mid()
+            a_new = arb((a - arb(g.mid()) / arb(dgm)).mid()) if dgm > 0 else None
+            if a_new is None or not (lo.mid() <= a_new.mid() <= hi.mid()):
                 a_new = arb(((lo + hi) / 2).mid())
+            if abs(a_new.mid() - a.mid()) <= (tol * a).mid():
+                a = a_new
+                break
             a = a_new
         # B = E(C, a)^d has relative condition d |C - a + a E| <= d (C + a) in a
         delta = arb(10) ** (-(dps + 3)) / (d * (C + a + 1))
         a_lo, a_hi = arb((a * (1 - delta)).mid()), arb((a * (1 + delta)).mid())
-        h_lo, _, E_lo = self._h(C, d, a_lo, r)
-        h_hi, _, E_hi = self._h(C, d, a_hi, r)
-        self._last_E = (E_lo, E_hi)
-        return a, bool(h_lo < 0 and h_hi > 0), a_lo, a_hi
+        g_lo, _, E_lo = self._g(C, d, a_lo, r, derivative=False)
+        g_hi, _, E_hi = self._g(C, d, a_hi, r, derivative=False)
+        if g_lo < 0 and g_hi > 0:
+            return a, "ok", a_lo, a_hi, 0, E_lo, E_hi
+        if g_lo > 0 or g_hi < 0:
+            return a, "fail", a_lo, a_hi, 0, E_lo, E_hi
+        # undecided: the balls of g are wider than the change of g over delta; bits to gain
+        if dg is None or not dg.is_finite():
+            dg = self._g(C, d, a, r)[1]
+        target = abs(arb(dg.mid())) * a * delta / 4
+        rad = max(g_lo.rad(), g_hi.rad())
+        need = 2 * prec
+        if target > 0 and rad.is_finite() and rad > 0:
+            need = max(prec + 32, prec + int(float((rad / target).log().mid()) / math.log(2)) + 32)
+        return a, "precision", a_lo, a_hi, need, E_lo, E_hi
 
     def solve(self, model, rho, dps, residual=True):
-        """The certified fixed point by the reduction (precision doubled until ``dps`` digits hold).
+        """The certified fixed point by the reduction (precision raised until ``dps`` digits hold).
 
         Parameters
         ----------
         model : RetrialOfD
             The model (for which :meth:`applies` holds).
-        rho : float, mpmath.mpf or Fraction
-            Load per server.
+        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
+            Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
+            ball of each working precision, never a rounded point).
         dps : int
             Significant digits of the blocking.
         residual : bool
@@ -574,6 +685,8 @@ class RetrialAccelerator(_Accelerator):
         Returns
         -------
         FixedPointResult
+            ``blocking_bracket`` is the certified ball :math:`[E(C, a_-)^d, E(C, a_+)^d]` converted
+            outward.
 
         Raises
         ------
@@ -581,18 +694,19 @@ class RetrialAccelerator(_Accelerator):
             If ``dps`` digits cannot be certified below 65536 bits.
         """
         C, d = model.C, model.d
+        rho = _exact_load(rho)
         prec = dps_to_prec(dps) + 40 + int(math.log2(C + 2)) * 2
         while prec <= _MAX_PREC:
             with flint_prec(prec):
                 r = to_arb(rho)
+                need = 0
                 if d == 1:
-                    a_lo = a_hi = a = r
-                    certified = True
+                    a = r
+                    status = "ok"
                     E_lo = E_hi = self._E(r, C)
                 else:
-                    a, certified, a_lo, a_hi = self._solve_a(C, d, r, prec, dps)
-                    E_lo, E_hi = self._last_E
-                if certified:
+                    a, status, a_lo, a_hi, need, E_lo, E_hi = self._solve_a(C, d, r, prec, dps)
+                if status == "ok":
                     B_ball = (E_lo ** d).union(E_hi ** d)
                     if arb_relative_accuracy_ok(B_ball, dps):
                         # the state at the point a (exact midpoint): x_C = E(C, a), x_{k-1} = k x_k / a
@@ -603,11 +717,12 @@ class RetrialAccelerator(_Accelerator):
                             x[k - 1] = arb((x[k] * k / am_ball).mid())
                         am = arb_to_mpf(am_ball)
                         break
-            prec *= 2
+            prec = need if need > prec else 2 * prec
         else:
             raise PrecisionError(f"retrial-of-{d} fixed point at rho={rho} not certified to {dps} digits")
         return _finish(model, rho, x, B_ball, dps, residual,
-                       "Erlang-B reduction p = E(C, a); safeguarded Newton on a in arb; ball-certified sign change",
+                       "Erlang-B reduction p = E(C, a); safeguarded Newton on g(a) = a - rho (1 + p + ... + "
+                       "p^(d-1)) in arb; ball-certified sign change",
                        {"a": rounded(am, dps)})
 
 
@@ -826,8 +941,9 @@ class PowerAccelerator(_Accelerator):
         ----------
         model : PowerOfD
             The model (for which :meth:`applies` holds).
-        rho : float, mpmath.mpf or Fraction
-            Load per server.
+        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
+            Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
+            ball of each working precision, never a rounded point).
         dps : int
             Significant digits of the blocking.
         residual : bool
@@ -836,6 +952,8 @@ class PowerAccelerator(_Accelerator):
         Returns
         -------
         FixedPointResult
+            ``blocking_bracket`` is the certified ball :math:`[e^{d t_-}, e^{d t_+}]` converted
+            outward.
 
         Raises
         ------
@@ -843,6 +961,7 @@ class PowerAccelerator(_Accelerator):
             If ``dps`` digits cannot be certified.
         """
         C, d = model.C, model.d
+        rho = _exact_load(rho)      # exact; a ball of each working precision below (to_arb)
         rf = _float_rho(rho)
         t0 = self.float_start(C, d, rf) if rf is not None else None
         # log2 |t|: from the float start, else the growth of the exponents u_k ~ u_{k-1}^d (|t| <= d^C |log rho|)
@@ -1110,14 +1229,20 @@ class JSQAccelerator(_Accelerator):
         return out
 
     def solve(self, model, rho, dps, residual=True):
-        """The closed-form fixed point.
+        r"""The closed-form fixed point, computed from the exact load.
+
+        The load is kept exact up to the final rounding: a rational (``int``, ``Fraction``, SymPy
+        ``Rational``, ...) gives :math:`B = (p - C q)/p` in exact rational arithmetic, a binary value
+        (a float, an ``mpf``) is an exact ``arb`` point, and :math:`\rho - C`, :math:`1 - C/\rho` and
+        :math:`\rho - k + 1` are balls (no cancellation of a rounded load, e.g. at
+        :math:`\rho = C + 10^{-40}`). ``blocking_bracket`` is the ball of ``B`` converted outward.
 
         Parameters
         ----------
         model : JSQ
             The model.
-        rho : float, mpmath.mpf or Fraction
-            Load per server.
+        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
+            Load per server (exact; a flint ball with a radius is used as the ball).
         dps : int
             Significant digits.
         residual : bool
@@ -1126,14 +1251,66 @@ class JSQAccelerator(_Accelerator):
         Returns
         -------
         FixedPointResult
+
+        Raises
+        ------
+        PrecisionError
+            If ``rho`` is a ball too wide for ``dps`` digits (or containing a kink ``rho = C`` or
+            ``rho = k`` of the closed form).
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from symloss import JSQ
+        >>> from symloss.meanfield.accelerators import JSQ_CLOSED_FORM
+        >>> import mpmath
+        >>> r = JSQ_CLOSED_FORM.solve(JSQ(3), Fraction(3 * 10**40 + 1, 10**40), 15)
+        >>> mpmath.nstr(r.blocking, 15)                 # 1/(3e40 + 1)
+        '3.33333333333333e-41'
+        >>> lo, hi = r.blocking_bracket                 # a ball around it, not the point repeated
+        >>> lo < hi
+        True
         """
+        C = model.C
+        v = _exact_load(rho)
+        prec = dps_to_prec(dps) + 64
+        with flint_prec(prec):
+            B, u = self._balls(C, v, rho)
+            if not (arb_relative_accuracy_ok(B, dps) and all(arb_relative_accuracy_ok(t, dps) for t in u)):
+                raise PrecisionError(f"JSQ closed form at rho={rho}: the load ball is too wide for {dps} digits")
+            x_work = [arb_to_mpf(t) for t in u]          # exact midpoints
         with mpmath.workdps(dps + 15):
             rm = _rho_mpf(rho)
-            x = [min(mpmath.mpf(1), max(mpmath.mpf(0), rm - (k - 1))) for k in range(1, model.C + 1)]
-            B = max(mpmath.mpf(0), 1 - model.C / rm)
-        return FixedPointResult("jsq", rm, [rounded(v, dps) for v in x], rounded(B, dps), (B, B), mpmath.mpf(0),
+        with flint_prec(dps_to_prec(dps) + 128):
+            bracket = (arb_to_mpf(arb(B.lower())), arb_to_mpf(arb(B.upper())))
+        return FixedPointResult("jsq", rm, [rounded(t, dps) for t in x_work], rounded(arb_to_mpf(B), dps), bracket,
+                                mpmath.mpf(0),
                                 "closed form (fluid JSQ): u_k = min(1, max(0, rho - k + 1)), B = max(0, 1 - C/rho)",
-                                dps, {"_x_work": x})  # mpf points
+                                dps, {"_x_work": _WorkState(x_work, v)})
+
+    @staticmethod
+    def _balls(C, v, rho):
+        """``(B, [u_1, ..., u_C])`` as balls at the current precision from the exact load ``v``."""
+        from flint import fmpq
+        d = v.denominator if isinstance(v, Fraction) else 1
+        if d & (d - 1):                                   # a non-dyadic rational p/q: exact arithmetic
+            q = fmpq(v.numerator, d)
+            B = arb(fmpq(v.numerator - C * d, v.numerator)) if q > C else arb(0)
+            return B, [arb(min(fmpq(1), max(fmpq(0), q - (k - 1)))) for k in range(1, C + 1)]
+        r = to_arb(v)                   # an exact point (int, float, mpf, dyadic), or a ball with a radius
+
+        def piece(lo: int, hi: int, t):
+            # the closed form's branch decided on the load itself (exact for a point), then its value
+            if r <= lo:
+                return arb(0)
+            if hi is not None and r >= hi:
+                return arb(1)
+            if r > lo and (hi is None or r < hi):
+                return t()
+            raise PrecisionError(f"JSQ closed form at rho={rho}: the load ball contains the kink rho = "
+                                 f"{lo if not r > lo else hi} of the closed form; its value is not determined")
+        B = piece(C, None, lambda: (r - C) / r)
+        return B, [piece(k - 1, k, lambda k=k: r - (k - 1)) for k in range(1, C + 1)]
 
 
 #: the accelerator registered for :class:`~symloss.RetrialOfD` (and :class:`~symloss.RandomRouting`)
