@@ -2460,9 +2460,7 @@ def _attach_uniqueness(model, rho, res, *, acc=None, search: bool = True, check:
     if not check:
         known = next((cache[k] for k in (key, key[:3] + (not key[3],) + key[4:]) if k in cache), None)
         if known is None:                     # nothing decided yet for this load: say so, do no work
-            hook = getattr(acc, "uniqueness", None) if acc is not None else None
-            out = hook(model, rho) if hook is not None else None
-            res.uniqueness, res.n_found = (out[1], 1 if out[0] == "PROVED" else None) if out else (_NOT_ASKED, None)
+            res.uniqueness, res.n_found = _NOT_ASKED, None
             return
         rec = known
     elif key in cache:

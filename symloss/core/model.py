@@ -1097,6 +1097,42 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         from .certify import solve
         return solve(self, rho, dps=dps, residual=True, uniqueness=uniqueness)
 
+    def certify_global_convergence(self, rho=None, *, rho_lo=None, rho_hi=None):
+        """Certified global convergence of the mean-field ODE to its fixed point: for every load
+        (default), at the load ``rho``, or for every load in ``[rho_lo, rho_hi]`` (``rho_hi=None``:
+        unbounded). Cooperativity on the ordered tail set, its forward invariance and a contraction
+        of the l1 distance of tails are proved as polynomial sign conditions on the definition's own
+        drift (exact rational arithmetic, valid for every load of the range, not a grid); see
+        :func:`symloss.core.convergence.certify_global_convergence`.
+
+        Parameters
+        ----------
+        rho : number, optional
+            One load, ``> 0``.
+        rho_lo, rho_hi : number, optional
+            A load interval (instead of ``rho``).
+
+        Returns
+        -------
+        GlobalConvergenceResult
+            PROVED, FAILED (the condition and an exact witness) or UNDECIDED (the condition that
+            could not be certified), with a certificate that
+            :func:`~symloss.core.convergence.verify_global_convergence` re-checks.
+
+        Raises
+        ------
+        TypeError, ValueError
+            If the loads are not valid.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD
+        >>> PowerOfD(2, 2).certify_global_convergence().status
+        'PROVED'
+        """
+        from .convergence import certify_global_convergence
+        return certify_global_convergence(self, rho, rho_lo=rho_lo, rho_hi=rho_hi)
+
     def blocking(self, rho, *, dps: int = 30):
         """Stationary mean-field blocking probability to ``dps`` significant digits, certified
         (it raises :class:`~symloss.core.precision.PrecisionError` when it cannot certify ``dps`` digits).

@@ -30,11 +30,14 @@ from typing import Any
 
 import mpmath
 import sympy as sp
+from flint import arb, arb_poly, fmpq_poly, fmpz
 
 from ..core.model import BSYM, RHO, MeanFieldModel
-from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, rounded, to_mpf
+from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, flint_prec, rounded, to_mpf
 from ..core.results import ResultMixin
-from ..core.validation import BudgetError, check_int, check_real
+from ..core.validation import BudgetError, check_int, check_real, exact_real
+from .elimination import (RealRoot, common_factor_mod, isolate_real_roots, linear_subresultant, poly_in_b,
+                          sturm_count)
 from .models import PowerOfD, RandomRouting, RetrialOfD
 
 __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult"]
@@ -58,6 +61,20 @@ class CrossingResult(ResultMixin):
         What is certified (the method and its guarantee).
     models : tuple of str
         Both models (``a`` first).
+    roots : list of dict
+        With the eliminant method: one record per real root of the resultant in the range, increasing:
+        ``kind`` ("crossing": sign change, "touch": equal blockings without a sign change, "not a
+        crossing", or "undecided"), ``certified``, ``exact`` (the root as a ``Fraction`` when it is
+        rational, else ``None``), ``factor`` (integer coefficients, constant term first, of the
+        irreducible factor of the resultant that vanishes there), ``multiplicity`` (its exponent in
+        the resultant), ``order`` (the certified order of the zero of ``B_a - B_b``, or ``None`` where
+        it is not provable), ``sign_change``, ``signs`` (certified signs of ``B_a - B_b`` just below
+        and above), ``interval`` (closed, exact ``Fraction`` ends: it contains the root, the returned
+        ``value`` and its printed ``text``, and no other root; the intervals are pairwise disjoint),
+        ``value`` (mpf), ``text``, ``digits`` (``dps``, more only where ``dps`` digits do not
+        separate two roots), ``listed`` (the value is in ``crossings``) and ``reason``.
+    certified : bool
+        Every root in the range was decided with a certificate (eliminant method only).
     """
     C: Any
     d: Any
@@ -68,18 +85,29 @@ class CrossingResult(ResultMixin):
     evaluations: int
     guarantee: str
     models: tuple = ()
+    roots: list = field(default_factory=list)
+    certified: bool = False
 
     def to_dict(self):
-        """Plain data (loads as 20-digit strings), for JSON.
+        """Plain data (loads as 20-digit strings, exact rationals as ``"p/q"``), for JSON.
 
         Returns
         -------
         dict
         """
+        def plain(r):
+            out = {k: v for k, v in r.items() if k != "value"}
+            out["value"] = None if r.get("value") is None else mpmath.nstr(r["value"], r["digits"])
+            out["exact"] = None if r.get("exact") is None else str(r["exact"])
+            if r.get("interval") is not None:
+                out["interval"] = [str(x) for x in r["interval"]]
+            if r.get("signs") is not None:
+                out["signs"] = list(r["signs"])
+            return out
         return {"C": self.C, "d": self.d, "dt": self.dt, "models": list(self.models),
                 "crossings": [mpmath.nstr(c, 20) for c in self.crossings],
                 "rho_min": str(self.rho_min), "rho_max": str(self.rho_max), "evaluations": self.evaluations,
-                "guarantee": self.guarantee}
+                "guarantee": self.guarantee, "certified": self.certified, "roots": [plain(r) for r in self.roots]}
 
 
 @dataclass
@@ -260,29 +288,295 @@ def _refine_crossing(a, b, lo, hi, dps):
         return rounded((lo + hi) / 2, dps)
 
 
-def _bisect_poly(f, a, b, rtol):
-    """Bisection on an isolating interval [a, b] with f(a) f(b) <= 0 (at the working precision)."""
-    fa = f(a)
-    if fa == 0:
-        return a
-    for _ in range(100000):
-        if b - a <= rtol * abs(b):
-            break
-        m = (a + b) / 2
-        fm = f(m)
-        if fm == 0:
-            return m
-        if (fm < 0) == (fa < 0):
-            a, fa = m, fm
-        else:
-            b = m
-    return (a + b) / 2
+# --------------------------------------------------------------------------------------------------
+# elimination: the resultant's real roots isolated exactly, each decided (crossing, touch or not)
+# --------------------------------------------------------------------------------------------------
+
+class _Undecided(Exception):
+    """A root of the resultant whose status could not be certified (the message says why)."""
+
+
+def _frac_of_mpf(v) -> Fraction:
+    """The exact value of a finite mpf."""
+    sign, man, exp, _bc = v._mpf_
+    if not man:
+        if not mpmath.isfinite(v):
+            raise ValueError(f"not a finite number: {v}")
+        return Fraction(0)
+    return Fraction(-man if sign else man) * Fraction(2) ** exp
+
+
+def _exact_bound(x, name: str) -> Fraction:
+    """An end of the range as an exact rational: a float is read as the decimal it prints as
+    (``0.01`` is 1/100, what was written); every other accepted type exactly."""
+    if isinstance(x, float):
+        return Fraction(repr(float(x)))
+    v = exact_real(x, name, allow_str=True)
+    if isinstance(v, mpmath.mpf):
+        return _frac_of_mpf(v)
+    if isinstance(v, float):
+        return Fraction(repr(v))
+    return Fraction(v)
+
+
+def _log2_floor(x: Fraction) -> int:
+    """floor(log2 x) for a rational x > 0."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    while Fraction(2) ** e > x:
+        e -= 1
+    while Fraction(2) ** (e + 1) <= x:
+        e += 1
+    return e
+
+
+def _dyadic_exponent(x: Fraction) -> int:
+    d = x.denominator
+    k = d.bit_length() - 1
+    if d != 1 << k:
+        raise ValueError(f"{x} is not a dyadic rational")
+    return k
+
+
+def _dyadic_mpf(x: Fraction):
+    """A dyadic rational as an exact mpf (every bit kept)."""
+    k = _dyadic_exponent(x)
+    with mpmath.workprec(max(53, abs(x.numerator).bit_length() + 8)):
+        return mpmath.ldexp(mpmath.mpf(x.numerator), -k)
+
+
+def _arb_dyadic(x: Fraction) -> arb:
+    """A dyadic rational as an exact arb point."""
+    return arb((fmpz(x.numerator), -_dyadic_exponent(x)))
+
+
+def _ball(lo: Fraction, hi: Fraction) -> arb:
+    """An arb ball containing the interval [lo, hi] (dyadic ends)."""
+    mid, rad = (lo + hi) / 2, (hi - lo) / 2
+    return _arb_dyadic(mid) if rad == 0 else arb(_arb_dyadic(mid), _arb_dyadic(rad))
+
+
+def _arb_ends(x: arb) -> tuple:
+    """Exact rational ends ``(mid - rad, mid + rad)`` of a finite ball."""
+    if not x.is_finite():
+        raise _Undecided("a blocking enclosure is not finite")
+    m, e = x.mid().man_exp()
+    rm, re_ = x.rad().man_exp()
+    mid = Fraction(int(m)) * Fraction(2) ** int(e)
+    rad = Fraction(int(rm)) * Fraction(2) ** int(re_)
+    return mid - rad, mid + rad
+
+
+def _dyadic_hull(lo: Fraction, hi: Fraction, bits: int) -> tuple:
+    """The smallest interval with ends in 2^-K Z containing [lo, hi], K = bits - floor(log2 hi)."""
+    K = bits - _log2_floor(hi)
+    s = Fraction(2) ** K
+    return Fraction(math.floor(lo * s)) / s, Fraction(math.ceil(hi * s)) / s
+
+
+def _dyadic_in(x: Fraction, y: Fraction) -> Fraction:
+    """The dyadic rational with the smallest denominator in the middle half of (x, y), x < y."""
+    a, b = x + (y - x) / 4, y - (y - x) / 4
+    k = 0
+    while True:
+        s = 1 << k
+        n = math.floor(a * s) + 1
+        if Fraction(n, s) < b:
+            return Fraction(n, s)
+        k += 1
+
+
+def _eval_b(P, R: arb, Bv: arb, derivative: bool = False) -> arb:
+    """``P(R, Bv)`` (or ``dP/dB``) in ball arithmetic, ``P`` as coefficients in ``B`` (fmpq_poly in rho)."""
+    cs = [arb_poly(c)(R) for c in P]
+    if derivative:
+        cs = [c * j for j, c in enumerate(cs)][1:]
+    acc = arb(0)
+    for c in reversed(cs):
+        acc = acc * Bv + c
+    return acc
+
+
+def _blocking_ball(model, lo: Fraction, hi: Fraction, prec: int) -> arb:
+    """Enclosure of the model's blocking for every load of [lo, hi] (parametric Krawczyk)."""
+    try:
+        return model.enclose(_dyadic_mpf(lo), _dyadic_mpf(hi), prec=prec).blocking
+    except (PrecisionError, ValueError, ArithmeticError, ZeroDivisionError) as exc:
+        raise _Undecided(f"no certified enclosure of the blocking of {model!r} on [{lo}, {hi}] ({exc})") from None
+
+
+#: Irreducible factors of the resultant up to this degree may use the exact gcd over Q[rho]/(q)
+#: (Euclid in K[B]; its coefficients grow fast: degree 41 did not end in minutes).
+_MAX_EXACT_GCD_DEGREE = 12
+
+
+def _common_root_data(Pa, Pb, H, factor) -> dict:
+    """What :func:`_decide_root` needs about the common roots in ``B`` at the roots of ``factor``:
+    the degree-1 subresultant ``H`` when it and both leading coefficients are non-zero modulo the
+    factor (then the common root is unique and exists), else the exact gcd over the factor."""
+    q = fmpq_poly(list(factor))
+    lc_ok = not (Pa[-1] % q).is_zero() and not (Pb[-1] % q).is_zero()
+    if H is not None and lc_ok and not (H[1] % q).is_zero():
+        return {"gcd": H, "degree": 1, "lc_nonzero": True, "source": "degree-1 subresultant"}
+    if len(factor) - 1 <= _MAX_EXACT_GCD_DEGREE:
+        out = common_factor_mod(Pa, Pb, factor)
+        out["source"] = "exact gcd over Q[rho]/(q)"
+        return out
+    raise _Undecided(f"the degree-1 subresultant (or a leading coefficient) vanishes on an irreducible factor of "
+                     f"degree {len(factor) - 1} > {_MAX_EXACT_GCD_DEGREE}, so the common roots are not determined")
+
+
+def _decide_root(a, b, Pa, Pb, G, root):
+    """Is the root of the resultant in ``root`` a crossing (``B_a = B_b`` there)?
+
+    Returns ``("crossing", order)`` or ``("excluded", reason)``; raises :class:`_Undecided`.
+
+    ``G`` (:func:`_common_root_data`) is either the degree-1 subresultant ``h1 B + h0`` with ``h1``
+    and both leading coefficients in ``B`` non-zero at the root (then the common root of ``P_a`` and
+    ``P_b`` there exists and is unique: ``-h0/h1``), or the exact monic gcd of ``P_a`` and ``P_b``
+    over the root's irreducible factor (whose roots are the common roots).
+
+    Crossing: with ``E_a``, ``E_b`` enclosures of the two blockings over a small interval ``I``
+    around the root and ``E`` a widening of their hull, ``dP_a/dB`` and ``dP_b/dB`` have no zero on
+    ``I x E`` (each eliminant has at most one root in ``E``, which is then the model's blocking), and
+    ``G`` changes sign over ``E`` (a common root in ``E``): so both blockings equal that common root.
+    ``order`` is the multiplicity of the factor in the resultant when that is provably the order of
+    the zero of ``B_a - B_b`` (a unique common root, simple in both eliminants, both leading
+    coefficients non-zero: then only the physical pair of branches meets, and the resultant is a
+    product over pairs of branches), else ``None``. Excluded: no common root (exact gcd 1), disjoint
+    enclosures ``E_a``, ``E_b``, or the unique common root outside ``E``.
+    """
+    if G["degree"] == 0:
+        return "excluded", "P_a and P_b have no common root in B at this load (exact gcd over its factor is 1)"
+    g = G["gcd"]
+    for bits, prec in ((40, 128), (80, 192), (160, 320), (320, 640)):
+        x0 = root.lo if root.exact is not None else (root.lo + root.hi) / 2
+        if root.exact is None:
+            root.refine(x0 * Fraction(1, 2 ** bits))
+        lo_c, hi_c = _dyadic_hull(root.lo, root.hi, bits + 8)
+        Ea = _blocking_ball(a, lo_c, hi_c, prec)
+        Eb = _blocking_ball(b, lo_c, hi_c, prec)
+        with flint_prec(prec):
+            if Ea < Eb or Eb < Ea:
+                return "excluded", (f"the certified blocking enclosures on [{lo_c}, {hi_c}] are disjoint "
+                                    f"({Ea.str(5)} vs {Eb.str(5)})")
+            (al, ah), (bl, bh) = _arb_ends(Ea), _arb_ends(Eb)
+            El, Eh = min(al, bl), max(ah, bh)
+            R = _ball(lo_c, hi_c)
+            for mult in (2, 2 ** 8, 2 ** 20):
+                w = (Eh - El) * mult + Fraction(1, 2 ** (prec - 16))
+                L, H = El - w, Eh + w
+                EB = _ball(L, H)
+                if _eval_b(Pa, R, EB, True).contains(0) or _eval_b(Pb, R, EB, True).contains(0):
+                    break
+                sign = _gcd_sign_change(g, root, L, H, bits, prec)
+                if sign is True:
+                    order = root.multiplicity if (G["degree"] == 1 and G["lc_nonzero"]) else None
+                    return "crossing", order
+                if sign is False and G["degree"] == 1:
+                    return "excluded", ("the only common root in B of P_a and P_b at this load lies outside the "
+                                        "certified enclosures of the blockings")
+    raise _Undecided("the blockings' enclosures overlap near this root of the resultant but equality could not be "
+                     "certified (a multiple root in B, or the enclosures are too wide)")
+
+
+def _gcd_sign_change(g, root, L: Fraction, H: Fraction, bits: int, prec: int):
+    """Signs of the gcd ``g(rho*, L)`` and ``g(rho*, H)`` at the root ``rho*`` (ball arithmetic on
+    ever smaller exact isolating intervals: the coefficients of ``g`` are large and cancel, so the
+    interval is refined, by exact bisection, until the signs are certain). True: opposite signs;
+    False: the same sign; None: undecided."""
+    for extra in range(0, 1601, 80):
+        b2 = bits + extra
+        if root.exact is None:
+            root.refine(root.lo * Fraction(1, 2 ** b2))
+        lo, hi = _dyadic_hull(root.lo, root.hi, b2 + 8)
+        with flint_prec(max(prec, b2 + 96)):
+            R = _ball(lo, hi)
+            gl, gh = _eval_b(g, R, _arb_dyadic(L)), _eval_b(g, R, _arb_dyadic(H))
+            if (gl < 0 and gh > 0) or (gl > 0 and gh < 0):
+                return True
+            if (gl < 0 and gh < 0) or (gl > 0 and gh > 0):
+                return False
+    return None
+
+
+def _sample_sign(a, b, Pa, Pb, s: Fraction) -> int:
+    """Certified sign of ``B_a - B_b`` at the dyadic load ``s`` (ball blockings at raising precision);
+    also checks that both eliminants vanish on the certified blockings there."""
+    from ..core.certify import solve
+    rho = _dyadic_mpf(s)
+    need = (abs(s.numerator).bit_length() + s.denominator.bit_length()) // 3 + 10
+    for dps in (20, 40, 80, 160, 320):
+        dps = max(dps, need)
+        try:
+            ra = solve(a, rho, dps=dps, residual=False)
+            rb = solve(b, rho, dps=dps, residual=False)
+        except PrecisionError:
+            continue
+        (la, ha), (lb, hb) = ra.blocking_bracket, rb.blocking_bracket
+        prec = int(3.33 * dps) + 64
+        with flint_prec(prec):
+            R = _arb_dyadic(s)
+            for P, lo_, hi_, m in ((Pa, la, ha, a), (Pb, lb, hb, b)):
+                if not _eval_b(P, R, _ball(_frac_of_mpf(lo_), _frac_of_mpf(hi_))).contains(0):
+                    raise _Undecided(f"the eliminant of {m!r} does not vanish at its certified blocking at rho = {s}")
+        if la > hb:
+            return 1
+        if ha < lb:
+            return -1
+    raise _Undecided(f"the sign of B_a - B_b at rho = {s} could not be certified at 320 digits")
+
+
+def _fraction_to_mpf(x: Fraction, dps: int):
+    with mpmath.workdps(dps):
+        return mpmath.mpf(x.numerator) / x.denominator
+
+
+def _round_values(records, window, dps) -> None:
+    """Give every listed root a value: rounded from its isolating interval to ``digits >= dps``
+    significant digits, with a reported closed interval that contains the exact root, the returned
+    mpf and its printed decimal, is disjoint from every other root's interval and contains no other
+    root of the resultant (re-checked exactly); ``digits`` is raised where ``dps`` digits cannot
+    separate two roots."""
+    listed = [r for r in records if r["listed"]]
+    for rec in listed:
+        rec["digits"] = dps
+    for _ in range(200):
+        bad = set()
+        for rec in listed:
+            root, n = rec["_root"], rec["digits"]
+            if root.exact is None:
+                root.refine(root.lo * Fraction(1, 10 ** (n + 3)))
+            mid = root.exact if root.exact is not None else (root.lo + root.hi) / 2
+            v = rounded(_fraction_to_mpf(mid, n + 20), n)
+            text = mpmath.nstr(v, n, strip_zeros=False)
+            pts = (root.lo, root.hi, _frac_of_mpf(v), Fraction(text))
+            rec["value"], rec["text"], rec["_J"] = v, text, (min(pts), max(pts))
+        for i, rec in enumerate(listed):
+            lo, hi = rec["_J"]
+            root = rec["_root"]
+            others = [o for o in window if o is not root] + [o["_J"] for o in listed if o is not rec]
+            for o in others:
+                olo, ohi = (o.lo, o.hi) if isinstance(o, RealRoot) else o
+                if not (ohi < lo or hi < olo):
+                    bad.add(i)
+            if root.exact is None and (lo == hi or sturm_count(root.factor, lo, hi) != 1):
+                bad.add(i)
+        if not bad:
+            for rec in listed:
+                rec["interval"] = rec.pop("_J")
+            return
+        for i in bad:
+            listed[i]["digits"] += 1
+    raise PrecisionError("could not round the crossings inside disjoint isolating intervals")
 
 
 def _crossings_by_elimination(a, b, rho_min, rho_max, dps):
-    """Every crossing in [rho_min, rho_max] is a real root of R(rho) = Res_B(P_a(rho, B), P_b(rho, B));
-    its real roots in the range are isolated exactly (SymPy ``Poly.intervals``), refined, and each is
-    kept iff the certified blockings agree there. Returns (crossings, data) or None."""
+    """Every crossing in [rho_min, rho_max] is a real root of R(rho) = Res_B(P_a(rho, B), P_b(rho, B)).
+    All real roots of R near the range are isolated exactly (disjoint closed rational intervals,
+    rational roots exactly, :func:`~symloss.meanfield.elimination.isolate_real_roots`); each one in
+    the range is decided (:func:`_decide_root`): a crossing or a touch (sign of ``B_a - B_b``
+    certified at dyadic loads on both sides, inside the gaps to the neighbouring roots of ``R``,
+    and, where provable, the order of the zero), or not a crossing. Returns (records, info) or None."""
     try:
         P1 = a.eliminant()
         P2 = b.eliminant()
@@ -293,21 +587,70 @@ def _crossings_by_elimination(a, b, rho_min, rho_max, dps):
     R = sp.Poly(sp.resultant(P1.as_expr(), P2.as_expr(), BSYM), RHO)
     if R.is_zero:
         return None
-    R = sp.Poly(sp.sqf_part(R.as_expr()), RHO)
-    lo_q, hi_q = Fraction(str(rho_min)), Fraction(str(rho_max))
-    ivs = R.intervals(inf=sp.Rational(lo_q.numerator, lo_q.denominator),
-                      sup=sp.Rational(hi_q.numerator, hi_q.denominator))
-    f = sp.lambdify(RHO, R.as_expr(), "mpmath")
-    out = []
-    w = dps + 15
-    for (lo, hi), _mult in ivs:
-        with mpmath.workdps(w):
-            a_m, b_m = mpmath.mpf(lo.p) / lo.q, mpmath.mpf(hi.p) / hi.q
-            root = a_m if lo == hi else _bisect_poly(f, a_m, b_m, mpmath.mpf(10) ** (-(dps + 8)))
-        v = _logdiff_models(a, b, root, dps + 5)[0]
-        if abs(v) < mpmath.mpf(10) ** (-(dps - 5)):
-            out.append(rounded(root, dps))
-    return out, {"resultant_degree": R.degree(), "isolated_roots": len(ivs)}
+    lo_q, hi_q = _exact_bound(rho_min, "rho_min"), _exact_bound(rho_max, "rho_max")
+    w_lo, w_hi = lo_q / 2, hi_q * 2
+    window = isolate_real_roots(R, w_lo, w_hi)
+    for r in window:          # irrational roots: refine until the interval is inside or outside the range
+        while r.exact is None and not (r.hi < lo_q or r.lo > hi_q or (lo_q <= r.lo and r.hi <= hi_q)):
+            r.refine((r.hi - r.lo) / 2)
+    Pa, Pb = poly_in_b(P1), poly_in_b(P2)
+    H = linear_subresultant(P1, P2)
+    gcds: dict = {}
+    records = []
+    for i, root in enumerate(window):
+        if not (lo_q <= root.lo and root.hi <= hi_q):
+            continue
+        rec = {"exact": root.exact, "factor": list(root.factor), "multiplicity": root.multiplicity,
+               "order": None, "sign_change": None, "signs": None, "kind": "undecided", "certified": False,
+               "reason": "", "listed": False, "_root": root}
+        try:
+            if root.factor not in gcds:
+                gcds[root.factor] = _common_root_data(Pa, Pb, H, root.factor)
+            rec["common_root"] = gcds[root.factor]["source"]
+            status, info = _decide_root(a, b, Pa, Pb, gcds[root.factor], root)
+            if status == "excluded":
+                rec.update(kind="not a crossing", certified=True, reason=info, interval=(root.lo, root.hi))
+                records.append(rec)
+                continue
+            order = info
+            left = window[i - 1].hi if i > 0 else w_lo
+            right = window[i + 1].lo if i + 1 < len(window) else w_hi
+            try:
+                sl = _sample_sign(a, b, Pa, Pb, _dyadic_in(max(left, root.lo * 3 / 4), root.lo))
+                sr = _sample_sign(a, b, Pa, Pb, _dyadic_in(root.hi, min(right, root.hi * 5 / 4)))
+            except _Undecided as exc:
+                if order is None:
+                    raise
+                sl = sr = None
+                rec["reason"] = f"sign change from the certified order only ({exc})"
+            if sl is not None:
+                change = sl != sr
+                if order is not None and (order % 2 == 1) != change:
+                    raise _Undecided(f"the certified order {order} and the certified signs {sl}, {sr} on both "
+                                     "sides disagree")
+            else:
+                change = order % 2 == 1
+            rec.update(kind="crossing" if change else "touch", sign_change=change, order=order,
+                       signs=None if sl is None else (sl, sr), certified=True, listed=True)
+        except (_Undecided, ArithmeticError) as exc:
+            rec.update(kind="undecided", certified=False, order=None, sign_change=None, signs=None, listed=False,
+                       reason=str(exc))
+            mid = root.exact if root.exact is not None else (root.lo + root.hi) / 2
+            try:
+                with mpmath.workdps(dps + 20):
+                    v = _logdiff_models(a, b, _fraction_to_mpf(mid, dps + 20), dps + 5)[0]
+                rec["listed"] = bool(abs(v) < mpmath.mpf(10) ** (-(dps - 5)))
+            except PrecisionError as exc2:
+                rec["reason"] += f"; no numerical check either ({exc2})"
+        records.append(rec)
+    _round_values(records, window, dps)
+    for rec in records:
+        root = rec.pop("_root")
+        rec.setdefault("interval", (root.lo, root.hi))
+        rec.setdefault("value", None)
+        rec.setdefault("digits", None)
+        rec.setdefault("text", None)
+    return records, {"resultant_degree": R.degree(), "isolated_roots": len(records), "window_roots": len(window)}
 
 
 def _scan(a, b, rho_min, rho_max):
@@ -370,9 +713,26 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
     ``50 C`` (``C`` of the first model that has one, else 50).
 
     With ``method="eliminant"`` (``"auto"`` uses it for the shorthand with ``C <= 2`` and
-    ``d, dt <= 3``) the guarantee is a certificate: every crossing is a real root of the resultant in
-    ``B`` of the two eliminants, those roots are isolated exactly in the range, and each is kept iff
-    the certified blockings agree there.
+    ``d, dt <= 3``) the guarantee is a certificate. Every crossing is a real root of
+    :math:`R(\rho) = \operatorname{Res}_B(P_a, P_b)`, the resultant in ``B`` of the two eliminants.
+    ``R`` is factored over the integers; the real roots of each irreducible factor are isolated
+    exactly (a linear factor gives its rational root exactly; otherwise exact Sturm counts and
+    bisection), and the closed rational intervals are refined until no two of them meet. Each root in
+    the range is then decided: it is a crossing when both blockings equal the common root in ``B`` of
+    ``P_a`` and ``P_b`` there (the degree-1 subresultant, or the exact gcd over the root's factor, has
+    a sign change over the hull of Krawczyk enclosures of both blockings, on which neither eliminant's
+    ``B``-derivative vanishes), and it is not a crossing when the enclosures are disjoint (or there is
+    no common root). A crossing carries its certified signs of ``B_a - B_b`` at dyadic loads just
+    below and above (inside the gaps to the neighbouring roots of ``R``): "crossing" (sign change) or
+    "touch" (no sign change, e.g. a tangential root), and, where provable, the order of the zero (the
+    multiplicity of its factor in ``R``), which must agree in parity with the signs. The values are
+    rounded from the isolating intervals: each returned value (and its printed ``text``) lies in the
+    root's reported interval, which contains no other root and is disjoint from the others; where
+    ``dps`` digits do not separate two roots, those two get the fewest more digits that do. The label
+    starts with "certified" only when every root in the range was decided so; otherwise it starts with
+    "EVIDENCE" and names the undecided roots (listed when the blockings agree to ``dps - 5`` digits
+    there). The per-root records are in ``.roots``. Float ends of the range are read as the decimals
+    they print as (``0.01`` is 1/100); other types exactly.
 
     Two identical models (same stationary system and blocking) are refused with a ``ValueError``.
     The shorthand also reads as keywords: ``crossing_loads(C=3, d=2, dt=3)``.
@@ -401,7 +761,9 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
     Returns
     -------
     CrossingResult
-        The crossings (increasing) and the guarantee that holds for them.
+        The crossings (increasing; touches included) and the guarantee that holds for them; with the
+        eliminant method also ``roots`` (one record per root of the resultant in the range) and
+        ``certified``.
 
     Raises
     ------
@@ -438,6 +800,19 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
     >>> from symloss import RetrialOfD, PowerOfD
     >>> crossing_loads(RetrialOfD(2, 3), PowerOfD(2, 2), rho_max=20, dps=15).crossings
     []
+
+    Two user models (M/M/1/1 with arrival rates ``rho`` and ``rho (1 + (rho - 1)(rho - 1001/1000))``,
+    blockings ``h/(1 + h)``) cross exactly at 1 and 1001/1000:
+
+    >>> import sympy as sp
+    >>> from symloss import RHO, define_model
+    >>> u = sp.Symbol("u", nonnegative=True)
+    >>> def mm11(g):
+    ...     return define_model(f"g={g}", [u], [({u: 1}, RHO * g * (1 - u)), ({u: -1}, u)], blocking=u)
+    >>> res = crossing_loads(mm11(1 + (RHO - 1) * (RHO - sp.Rational(1001, 1000))), mm11(sp.Integer(1)),
+    ...                      rho_min=0.5, rho_max=2, dps=15, method="eliminant")
+    >>> [(r["exact"], r["kind"], r["text"]) for r in res.roots], res.certified
+    ([(Fraction(1, 1), 'crossing', '1.00000000000000'), (Fraction(1001, 1000), 'crossing', '1.00100000000000')], True)
     """
     model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "crossing_loads")
     a, b, (C, d, dtt) = _models(model_a, model_b, dt, "crossing_loads")
@@ -465,11 +840,10 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
                 raise BudgetError(f"method='eliminant': {exc}; or use method='adaptive'") from None
             res = None
         if res is not None:
-            roots, info = res
-            return CrossingResult(C, d, dtt, roots, rho_min, rho_max, info["isolated_roots"],
-                                  "certified: every crossing is a real root of Res_B(P_a, P_b), degree "
-                                  f"{info['resultant_degree']}, whose roots in the range were isolated exactly; "
-                                  "each root checked against the certified blockings", names)
+            records, info = res
+            return CrossingResult(C, d, dtt, [r["value"] for r in records if r["listed"]], rho_min, rho_max,
+                                  info["isolated_roots"], _elimination_guarantee(records, info), names,
+                                  roots=records, certified=all(r["certified"] for r in records))
         if method == "eliminant":
             raise ValueError(f"elimination is not tractable for {names[0]} vs {names[1]}; use method='adaptive'")
     cells, n_eval, _D = _scan(a, b, rho_min, rho_max)
@@ -478,6 +852,27 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
     return CrossingResult(C, d, dtt, roots, rho_min, rho_max, n_eval,
                           "adaptive log-grid with slope-based refinement (see docstring); each crossing "
                           "certified by sign changes of ball-bracketed blockings", names)
+
+
+def _elimination_guarantee(records, info) -> str:
+    """The label of an elimination result: "certified: ..." only when every root of the resultant in
+    the range was decided with its certificate, else "EVIDENCE: ..." with the reasons."""
+    n_c = sum(r["kind"] == "crossing" for r in records)
+    n_t = sum(r["kind"] == "touch" for r in records)
+    n_x = sum(r["kind"] == "not a crossing" for r in records)
+    head = (f"every crossing is a real root of R = Res_B(P_a, P_b) (degree {info['resultant_degree']}); its "
+            f"{len(records)} real root(s) in the range were isolated exactly in disjoint closed rational "
+            "intervals (rational roots exactly) and each decided: ")
+    tally = f"{n_c} crossing(s) (sign change), {n_t} touch(es) (no sign change), {n_x} not a crossing"
+    if all(r["certified"] for r in records):
+        return ("certified: " + head + tally + " -- equality from the common root in B of P_a and P_b (degree-1 "
+                "subresultant, or exact gcd over the root's irreducible factor) and Krawczyk enclosures of both "
+                "blockings (or excluded by disjoint enclosures), signs certified at dyadic loads on both sides, "
+                "orders from the multiplicity in R where provable; each value lies in its own reported interval "
+                "(see .roots)")
+    why = "; ".join(f"root in [{r['interval'][0]}, {r['interval'][1]}]: {r['reason']}"
+                    for r in records if not r["certified"])
+    return "EVIDENCE: " + head + tally + f", {sum(not r['certified'] for r in records)} undecided ({why})"
 
 
 def _leading_term(model):

@@ -138,9 +138,15 @@ def test_shipped_models_small_state_space():
 
 
 def test_accelerated_result_states_it_is_not_checked():
+    """The accelerators state uniqueness from their binding and exact lemma (every load); beyond the
+    size where the lemma is recomputed they say it is not checked."""
     r = RetrialOfD(2, 2).fixed_point(1, dps=20, uniqueness=True)
-    assert r.uniqueness.startswith("NOT CHECKED (solved by the Erlang-B reduction accelerator")
-    assert r.n_found is None and r.to_dict()["uniqueness"] == r.uniqueness
+    assert r.uniqueness.startswith("PROVED on the simplex for every load") and r.n_found == 1
+    assert r.to_dict()["uniqueness"] == r.uniqueness
+    r = PowerOfD(3, 2).fixed_point(2, dps=20, uniqueness=True)
+    assert r.uniqueness.startswith("PROVED on [0, 1]^C for every load") and r.n_found == 1
+    r = PowerOfD(120, 2).fixed_point(100, dps=20, uniqueness=True)
+    assert r.uniqueness.startswith("NOT CHECKED (C = 120 > 100") and r.n_found is None
 
 
 def test_default_states_that_uniqueness_was_not_checked():
