@@ -86,6 +86,42 @@ class DefinitionMismatchWarning(UserWarning):
 # results
 # ==================================================================================================
 
+def outward_decimal_strings(lo, hi, digits: int) -> list:
+    """``[lo, hi]`` as decimal strings of ``digits`` significant digits rounded *outward* (``lo`` down,
+    ``hi`` up), so the printed interval contains the exact one (round-to-nearest of both ends can
+    print a point or an interval that misses a bound).
+
+    Parameters
+    ----------
+    lo, hi : mpmath.mpf
+        The interval ends, ``lo <= hi``.
+    digits : int
+        Significant digits, ``>= 1``.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> outward_decimal_strings(mpmath.mpf(1) / 3, mpmath.mpf(1) / 3, 5)
+    ['0.33333', '0.33334']
+    """
+    import decimal
+
+    def one(x, rounding):
+        if not mpmath.isfinite(x):
+            return mpmath.nstr(x, digits)
+        sign, man, exp, _bc = mpmath.mpf(x)._mpf_
+        num, den = (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.rounding = max(1, int(digits)), rounding
+            v = (decimal.Decimal(-num if sign else num) / decimal.Decimal(den)).normalize()
+            return format(v, "f") if abs(v.adjusted()) < 12 else str(v)
+    return [one(lo, decimal.ROUND_FLOOR), one(hi, decimal.ROUND_CEILING)]
+
+
 @dataclass
 class FixedPointResult(ResultMixin):
     """A certified mean-field fixed point.
@@ -143,7 +179,8 @@ class FixedPointResult(ResultMixin):
     n_found: Any = None
 
     def to_dict(self) -> dict:
-        """Plain data: every number with the ``dps`` digits asked for (the bracket with 3 more).
+        """Plain data: every number with the ``dps`` digits asked for (the bracket with 3 more, its
+        ends rounded outward, so the printed bracket still contains the blocking).
 
         Returns
         -------
@@ -152,7 +189,7 @@ class FixedPointResult(ResultMixin):
         n = self.dps
         out = {"model": self.model, "rho": mpmath.nstr(self.rho, n), "x": [mpmath.nstr(v, n) for v in self.x],
                "blocking": mpmath.nstr(self.blocking, n),
-               "blocking_bracket": [mpmath.nstr(v, n + 3) for v in self.blocking_bracket],
+               "blocking_bracket": outward_decimal_strings(*self.blocking_bracket, n + 3),
                "residual": mpmath.nstr(self.residual, 5), "method": self.method, "dps": n,
                "uniqueness": self.uniqueness, "n_found": self.n_found}
         for k, v in self.extra.items():

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["escape_text", "number_latex", "math_block", "expression_lines", "estimate_width", "document",
            "check_latex", "compile_latex", "find_tex_engine", "LatexCompileResult", "LatexCheckError",
-           "TEXTWIDTH_PT", "DEFAULT_WIDTH_PT", "PACKAGES"]
+           "TEXTWIDTH_PT", "DEFAULT_WIDTH_PT", "PACKAGES", "model_repr_latex"]
 
 #: ``\textwidth`` of the standard ``article`` class at 10 pt (points).
 TEXTWIDTH_PT = 345.0
@@ -522,6 +522,56 @@ def document(body: str, *, title: str | None = None, packages=PACKAGES, fontsize
     lines.append(body.rstrip())
     lines.append(r"\end{document}")
     return "\n".join(lines) + "\n"
+
+
+def model_repr_latex(model, *, max_rows: int = 24) -> str:
+    r"""Notebook display of a model (its ``_repr_latex_``): the name, the stationary equations, the
+    invariants and the blocking, as ``$$\begin{aligned} ... \end{aligned}$$`` (from ``model.latex()``).
+
+    A model with more than ``max_rows`` equations shows the first ``max_rows - 1``, a ``\vdots`` row
+    and the blocking.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        Anything with ``latex(environment=...)`` (one ``&`` per line, the blocking last).
+    max_rows : int
+        Rows shown, ``>= 2``.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    TypeError
+        If ``model`` has no ``latex`` method.
+    ValueError
+        If ``max_rows < 2``.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> print(model_repr_latex(RandomRouting(1)))
+    $$\begin{aligned}
+    &\text{RandomRouting(C=1)} \\
+    - \rho x_{0} + x_{1} &= 0 \\
+    \rho x_{0} - x_{1} &= 0 \\
+    x_{0} + x_{1} &= 1 \\
+    B &= x_{1}
+    \end{aligned}$$
+    """
+    if not callable(getattr(model, "latex", None)):
+        raise TypeError(f"model_repr_latex needs a model with a latex() method, got {type(model).__name__}")
+    if isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 2:
+        raise ValueError(f"max_rows must be an integer >= 2, got {max_rows!r}")
+    body = model.latex(environment="aligned")
+    inner = body.split("\n", 1)[1].rsplit("\n", 1)[0]
+    rows = inner.split(" \\\\\n")
+    if len(rows) > max_rows:
+        rows = rows[:max_rows - 1] + [r"&\vdots"] + rows[-1:]
+    head = r"&\text{" + escape_text(repr(model)) + "}"
+    return "$$\\begin{aligned}\n" + " \\\\\n".join([head] + rows) + "\n\\end{aligned}$$"
 
 
 # ------------------------------------------------------------------------------------------------

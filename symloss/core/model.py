@@ -1322,6 +1322,11 @@ class MeanFieldModel(ClearsCachesOnAssignment):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name})"
 
+    def _repr_latex_(self) -> str:
+        """The stationary equations and the blocking, for Jupyter (long systems shortened)."""
+        from .latex import model_repr_latex
+        return model_repr_latex(self)
+
 
 # ==================================================================================================
 # functional constructor

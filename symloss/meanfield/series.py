@@ -226,9 +226,94 @@ class BlockingSeries(ResultMixin):
                 "remainder_exponent": self.remainder_exponent, "order": self.order, "method": self.method,
                 "expr": str(self.expr)}
 
+    def _latex_pieces(self, digits) -> tuple[list, bool]:
+        """The terms for print (each with its sign, in the order of the expansion, then the ``O`` term):
+        exact coefficients, or decimals correctly rounded from the exact rationals to ``digits``
+        (default 15 for a coefficient too long for a line); and whether any decimal is inexact."""
+        from ..core.latex import number_latex
+        from ..core.results import round_significant
+        approx = False
+        pieces = []
+        for i, (c, k) in enumerate(self.terms):
+            c = sp.Rational(c)
+            neg = c < 0
+            a = -c if neg else c
+            long = len(str(a.p)) + len(str(a.q)) > 40
+            if digits is not None or long:
+                n = digits or 15
+                with mpmath.workdps(n + 20):
+                    text = round_significant(mpmath.mpf(int(a.p)) / int(a.q), n)
+                approx = approx or sp.Rational(text) != a
+                coef = number_latex(text)
+                power = "" if k == 0 else (r"\rho" if k == 1 else r"\rho^{%d}" % k)
+                body = coef if not power else (power if coef == "1" else rf"{coef} \, {power}")
+            else:
+                body = sp.latex(a * RHO ** k)
+            sign = "- " if neg else ("+ " if i else "")
+            pieces.append(sign + body)
+        if self.remainder_exponent is not None:
+            e = int(self.remainder_exponent)
+            pieces.append(r"+ O\bigl(\rho^{%d}\bigr)" % e)
+        if not pieces:
+            pieces = ["0"]
+        return pieces, approx
+
+    def to_latex(self, digits: int | None = None, columns=None, *, width: float | None = None) -> str:
+        r"""The expansion as a displayed equation, ``B(\rho) = a_1 \rho^{k_1} + \dots + O(\rho^{k})``,
+        broken over lines at ``+``/``-`` signs when it is wider than ``width`` (a complete ``equation*`` or
+        ``multline*`` environment, :func:`symloss.core.latex.math_block`).
+
+        Coefficients are exact rationals; with ``digits`` (or for a coefficient too long for a line)
+        they are printed as decimals correctly rounded to ``digits`` (default 15) significant digits,
+        and the equation is then written with :math:`\approx`.
+
+        Parameters
+        ----------
+        digits : int, optional
+            Significant digits of the coefficients, ``1 <= digits <= 100000`` (default: exact).
+        columns : None
+            A series has no columns; anything but ``None`` is refused.
+        width : float, optional
+            Line width in points (default :data:`symloss.core.latex.DEFAULT_WIDTH_PT`).
+
+        Returns
+        -------
+        str
+            Text-mode LaTeX (``amsmath``).
+
+        Raises
+        ------
+        ValueError
+            If ``digits`` is out of range or ``columns`` is given.
+
+        Examples
+        --------
+        >>> from symloss import PowerOfD, blocking_expansion
+        >>> print(blocking_expansion(PowerOfD(2, 2), 0, n=2).to_latex())
+        \begin{equation*}
+        B(\rho) = \frac{\rho^{6}}{4} - \frac{\rho^{8}}{2} + O\bigl(\rho^{10}\bigr)
+        \end{equation*}
+        """
+        from ..core.latex import DEFAULT_WIDTH_PT
+        from ..core.results import _check_digits
+        digits = _check_digits(digits)
+        if columns is not None:
+            raise ValueError(f"BlockingSeries.to_latex: a series has no columns (got columns={columns!r}); "
+                             "use digits= and width=")
+        from ..core.latex import _fill, estimate_width
+        w = width or DEFAULT_WIDTH_PT
+        with big_int_str():
+            pieces, approx = self._latex_pieces(digits)
+        lhs = r"B(\rho) \approx " if approx else r"B(\rho) = "
+        lines = _fill(pieces, w, first_width=w - estimate_width(lhs))
+        if len(lines) == 1:
+            return "\\begin{equation*}\n" + lhs + lines[0] + "\n\\end{equation*}"
+        return "\\begin{multline*}\n" + lhs + " \\\\\n".join(lines) + "\n\\end{multline*}"
+
     def _repr_latex_(self) -> str:
         with big_int_str():
-            return "$" + sp.latex(self.expr) + "$"
+            pieces, approx = self._latex_pieces(None)
+        return r"$$B(\rho) " + (r"\approx " if approx else "= ") + " ".join(pieces) + "$$"
 
     def __repr__(self) -> str:
         with big_int_str():

@@ -430,43 +430,87 @@ class TwoQueueDistribution(ResultMixin):
             im = self.imbalance()
             return _sum((i * v for i, v in enumerate(im)), self._zero())
 
-    def to_latex(self, *, max_terms: int = 200) -> str:
-        r"""LaTeX for the joint distribution: a ``cases``-style list of :math:`p(m, n)`, ``m <= n``.
+    def to_latex(self, digits: int | None = None, columns=None, *, max_terms: int = 200) -> str:
+        r"""The law for a paper: an ``aligned`` block (for a display math environment) of
+        :math:`B = p(N,N)`, :math:`P(m = n)`, :math:`E|m - n|` and / or the entries :math:`p(m, n)`,
+        ``m <= n`` (followed by ``\quad p(n,m) = p(m,n)``).
 
-        Symbolic results print rational functions of :math:`\rho`, exact results fractions;
-        numerical results print 15 significant digits.
+        Symbolic results print rational functions of :math:`\rho`, exact results fractions; numerical
+        results print the digits their method supports (``mp``: ``dps``; float: those of the error
+        estimate, at most 15), or ``digits`` when that is fewer.
 
         Parameters
         ----------
+        digits : int, optional
+            Significant digits of numerical results, ``1 <= digits <= 100000`` (never more than the
+            method supports).
+        columns : sequence of str, optional
+            Among ``"blocking"``, ``"balanced"``, ``"mean_imbalance"``, ``"law"``; default
+            ``("blocking", "law")`` for ``N <= 3``, else the three summaries.
         max_terms : int
-            At most this many entries :math:`p(m, n)` are printed.
+            At most this many entries :math:`p(m, n)` are printed (``>= 1``).
 
         Returns
         -------
         str
-            An ``aligned`` block followed by ``\quad p(n,m) = p(m,n)``, for a display math environment.
+            Math-mode LaTeX: an ``aligned`` block.
+
+        Raises
+        ------
+        ValueError
+            For a bad ``digits``, ``max_terms`` or a name of ``columns`` that is not a quantity.
         """
         import sympy
+
+        from ..core.latex import number_latex
+        from ..core.results import _check_digits, round_significant
+        quantities = ("blocking", "balanced", "mean_imbalance", "law")
+        digits = _check_digits(digits)
+        max_terms = check_int(max_terms, "max_terms", min_value=1)
+        if self.method in ("exact", "symbolic"):
+            supported = None
+        elif self.method == "mp":
+            supported = int(self.dps or DEFAULT_DPS)
+        else:   # float: the digits of the error estimate (relative), at most 15
+            err = max(float(self.error or 0.0), float(self.residual or 0.0), 2.0 ** -52)
+            supported = max(1, min(15, int(math.floor(-math.log10(err)))))
+        n_digits = supported if digits is None or supported is None else min(digits, supported)
+
+        def value(v) -> str:
+            if self.method == "symbolic":
+                return sympy.latex(sympy.factor(v))
+            if self.method == "exact":
+                return sympy.latex(sympy.Rational(int(v.p), int(v.q)))
+            return "0" if v == 0 else number_latex(round_significant(v, n_digits))
+
+        if columns is None:
+            columns = ("blocking", "law") if self.N <= 3 else ("blocking", "balanced", "mean_imbalance")
+        cols = [columns] if isinstance(columns, str) else list(columns)
+        for c in cols:
+            if c not in quantities:
+                raise ValueError(f"TwoQueueDistribution.to_latex: columns has {c!r}, which is not a quantity; "
+                                 f"valid: {', '.join(quantities)}")
         lines = []
-        for m in range(self.N + 1):
-            for n in range(m, self.N + 1):
-                v = self.p[m][n]
-                if self.method == "symbolic":
-                    s = sympy.latex(sympy.factor(v))
-                elif self.method == "exact":
-                    s = sympy.latex(sympy.Rational(int(v.p), int(v.q)))
+        with self._ctx():
+            for c in cols:
+                if c == "blocking":
+                    lines.append(f"B = p({self.N},{self.N}) &= {value(self.blocking())}")
+                elif c == "balanced":
+                    lines.append(f"P(m = n) &= {value(self.imbalance()[0])}")
+                elif c == "mean_imbalance":
+                    lines.append(rf"E\lvert m - n\rvert &= {value(self.mean_imbalance())}")
                 else:
-                    s = mpmath.nstr(mpmath.mpf(v), 15)
-                lines.append(f"p({m},{n}) &= {s}")
-                if len(lines) >= max_terms:
-                    break
-        note = r"\quad p(n,m) = p(m,n)"
+                    k = 0
+                    for m in range(self.N + 1):
+                        for n in range(m, self.N + 1):
+                            if k < max_terms:
+                                lines.append(f"p({m},{n}) &= {value(self.p[m][n])}")
+                            k += 1
+        note = r"\quad p(n,m) = p(m,n)" if "law" in cols else ""
         return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}" + note
 
-    def _repr_latex_(self):  # pragma: no cover - notebook display
-        if self.method in ("symbolic", "exact") and self.N <= 3:
-            return "$" + self.to_latex() + "$"
-        return None
+    def _repr_latex_(self):
+        return "$$" + self.to_latex() + "$$"
 
     def to_dict(self) -> dict:
         """Plain data: floats (or strings for exact/symbolic) for the summaries and the joint law.
