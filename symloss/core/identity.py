@@ -122,7 +122,7 @@ def state_key(obj, skip=frozenset()):
         for c in type(obj).__mro__:
             if c is object:
                 continue
-            code.append((c, tuple((k, _freeze(v)) for k, v in vars(c).items() if k not in _DUNDER_SKIP)))
+            code.append(_class_code(c))
         state = tuple(sorted(((k, _freeze(v)) for k, v in vars(obj).items() if k not in skip),
                              key=lambda kv: kv[0]))
         key = (tuple(code), state)
@@ -130,6 +130,39 @@ def state_key(obj, skip=frozenset()):
         return key
     except (_Unfrozen, TypeError):
         return None
+
+
+_CODE_CACHE: dict = {}
+
+
+def _class_code(c):
+    """``(class, frozen attributes)``, cached per class while its attributes are the same objects (an
+    assigned or replaced attribute, e.g. a patched method, is seen; the cache holds the values, so
+    their identities cannot be reused)."""
+    d = vars(c)
+    keys, ids = tuple(d), tuple(map(id, d.values()))
+    hit = _CODE_CACHE.get(c)
+    if hit is not None and hit[0] == keys and hit[1] == ids:
+        return hit[3]
+    frozen = _Hashed((c, tuple((k, _freeze(v)) for k, v in d.items() if k not in _DUNDER_SKIP)))
+    _CODE_CACHE[c] = (keys, ids, tuple(d.values()), frozen)      # the values kept: their ids stay unique
+    return frozen
+
+
+class _Hashed:
+    """A frozen value with its hash computed once (nested tuples recompute theirs at every lookup)."""
+
+    __slots__ = ("value", "_hash")
+
+    def __init__(self, value):
+        self.value = value
+        self._hash = hash(value)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return self is other or (isinstance(other, _Hashed) and self._hash == other._hash and self.value == other.value)
 
 
 class ClearsCachesOnAssignment:
