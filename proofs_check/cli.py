@@ -60,7 +60,14 @@ def _load_records(path: str) -> tuple[list, dict | None]:
 def run(args) -> int:
     from symloss.cli._common import STDOUT, CliError, outputs, progress_bar, write_json
     from symloss.core.provenance import provenance
+    from symloss.cli._common import refuse_unused
     out = sys.stdout
+    runs = [("workers", "--workers"), ("scheduler", "--scheduler"), ("store", "--store"), ("no_resume", "--no-resume")]
+    if args.recheck:
+        refuse_unused(args, [("list", "--list"), ("quick", "--quick")] + runs,
+                      "when claims are run, not with --recheck (which re-verifies stored certificates)")
+    elif args.list:
+        refuse_unused(args, runs, "when claims are run, not with --list")
     outs = outputs(args, "json")
     quiet = bool(getattr(args, "quiet", False))
     if args.recheck:

@@ -59,8 +59,20 @@ class Certificate:
         return {"status": Status(self.status).value, "summary": self.summary, "data": self.data}
 
 
+#: Data fields no claim's re-check can verify: the symloss version that wrote a certificate (informational;
+#: the model fingerprints beside it are checked). ``**`` matches any number of keys.
+VERSION_FIELDS = ("**/symloss_version",)
+
+
 @dataclass(frozen=True)
 class Claim:
+    """A registered claim.
+
+    ``summarize(data, status)``, when given, rebuilds the certificate's one-line summary from its data:
+    the re-check then compares the stored summary with it. ``unchecked`` lists the data fields the
+    re-check does not verify (JSON pointers below ``certificate/data``, ``*`` for any key or index),
+    e.g. wall-clock timings; every other data field must be read by ``recheck``.
+    """
     id: str
     statement: str                      # LaTeX
     source: str                         # seed file and which claim
@@ -69,6 +81,18 @@ class Claim:
     prove: Callable[[], Certificate]
     recheck: Callable[[dict], Status] | None = None   # raises CertificateError, else returns status
     tags: tuple[str, ...] = ()
+    summarize: Callable[[dict, Status], str] | None = None
+    unchecked: tuple[str, ...] = ()
+
+    def unchecked_fields(self) -> list[str]:
+        """The record fields no re-check verifies (JSON pointers into the record of
+        :meth:`ClaimResult.to_dict`): the timing, the summary when the claim has no ``summarize``, and
+        the declared data fields."""
+        out = ["seconds"]
+        if self.summarize is None:
+            out.append("certificate/summary")
+        out += [f"certificate/data/{u}" for u in VERSION_FIELDS + tuple(self.unchecked)]
+        return out
 
 
 @dataclass
@@ -91,6 +115,7 @@ class ClaimResult:
             "id": c.id, "status": self.status.value, "expected": Status(c.expected).value,
             "statement": c.statement, "source": c.source, "method": c.method,
             "seconds": round(self.seconds, 4), "certificate": self.certificate.to_dict(),
+            "unchecked_fields": c.unchecked_fields(),
         }
 
 
@@ -115,11 +140,14 @@ def register(c: Claim) -> Claim:
 
 
 def claim(id: str, *, statement: str, source: str, method: str, expected: Status | str,
-          recheck: Callable[[dict], Status] | None = None, tags: Iterable[str] = ()):
-    """Decorator: register the decorated zero-argument function as the claim's search."""
+          recheck: Callable[[dict], Status] | None = None, tags: Iterable[str] = (),
+          summarize: Callable[[dict, Status], str] | None = None, unchecked: Iterable[str] = ()):
+    """Decorator: register the decorated zero-argument function as the claim's search (see
+    :class:`Claim` for ``summarize`` and ``unchecked``)."""
     def deco(fn: Callable[[], Certificate]):
         register(Claim(id=id, statement=statement, source=source, method=method,
-                       expected=Status(expected), prove=fn, recheck=recheck, tags=tuple(tags)))
+                       expected=Status(expected), prove=fn, recheck=recheck, tags=tuple(tags),
+                       summarize=summarize, unchecked=tuple(unchecked)))
         return fn
     return deco
 
@@ -166,31 +194,224 @@ def run_claims(claims: list[Claim], progress: Callable[[int, int, Claim, ClaimRe
     return results
 
 
+# --------------------------------------------------------------------------------------------------
+# the re-check covers every field: which data fields a claim's re-check reads
+# --------------------------------------------------------------------------------------------------
+
+RECORD_KEYS = frozenset({"id", "status", "expected", "statement", "source", "method", "seconds", "certificate",
+                         "unchecked_fields"})
+CERTIFICATE_KEYS = frozenset({"status", "summary", "data"})
+
+
+def _is_leaf(v) -> bool:
+    """Scalars and lists of scalars are single fields; dicts and lists holding containers are walked."""
+    if isinstance(v, dict):
+        return False
+    if isinstance(v, list):
+        return not any(isinstance(x, (dict, list)) for x in v)
+    return True
+
+
+def leaf_paths(v, path: tuple = ()) -> list[tuple]:
+    """Every field (leaf) of JSON data ``v`` as a path of keys / indices."""
+    if _is_leaf(v):
+        return [path]
+    items = v.items() if isinstance(v, dict) else enumerate(v)
+    out = []
+    for k, x in items:
+        out += leaf_paths(x, path + (k,))
+    return out
+
+
+def pointer(path: tuple) -> str:
+    """A path as a JSON pointer without the leading ``/`` (RFC 6901 escapes)."""
+    return "/".join(str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _pointer_matches(pattern: str, ptr: str) -> bool:
+    """``pattern`` (``*``: one key or index, ``**``: any number of them) equals ``ptr`` or is a prefix
+    of it."""
+    def match(a, b):
+        if not a:
+            return True
+        if a[0] == "**":
+            return any(match(a[1:], b[i:]) for i in range(len(b) + 1))
+        return bool(b) and (a[0] == "*" or a[0] == b[0]) and match(a[1:], b[1:])
+    return match(pattern.split("/"), ptr.split("/"))
+
+
+class _Reads:
+    def __init__(self):
+        self.paths: set = set()
+
+
+def _plain(v):
+    if isinstance(v, _TrackedDict):
+        return {k: _plain(x) for k, x in dict.items(v)}
+    if isinstance(v, _TrackedList):
+        return [_plain(x) for x in list.__iter__(v)]
+    return v
+
+
+def _wrap(v, path, reads):
+    if _is_leaf(v):
+        reads.paths.add(path)
+        return v
+    return (_TrackedDict if isinstance(v, dict) else _TrackedList)(v, path, reads)
+
+
+class _TrackedDict(dict):
+    """A read-only view of certificate data that records which fields are read (a field compared as a
+    whole, e.g. ``stored == recomputed``, counts as read with all its fields)."""
+
+    def __init__(self, raw, path, reads):
+        super().__init__(raw)
+        self._path, self._reads = path, reads
+
+    def _all(self):
+        self._reads.paths.update(self._path + p for p in leaf_paths(_plain(self)))
+
+    def __getitem__(self, k):
+        return _wrap(dict.__getitem__(self, k), self._path + (k,), self._reads)
+
+    def get(self, k, default=None):
+        return self[k] if dict.__contains__(self, k) else default
+
+    def items(self):
+        return [(k, self[k]) for k in dict.keys(self)]
+
+    def values(self):
+        return [self[k] for k in dict.keys(self)]
+
+    def __eq__(self, other):
+        self._all()
+        return _plain(self) == _plain(other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def copy(self):
+        self._all()
+        return _plain(self)
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce_ex__(self, protocol):
+        self._all()
+        return (dict, (_plain(self),))
+
+
+class _TrackedList(list):
+    def __init__(self, raw, path, reads):
+        super().__init__(raw)
+        self._path, self._reads = path, reads
+
+    def _all(self):
+        self._reads.paths.update(self._path + p for p in leaf_paths(_plain(self)))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            idx = range(len(self))[i]
+            return [self[j] for j in idx]
+        j = i + len(self) if isinstance(i, int) and i < 0 else i
+        return _wrap(list.__getitem__(self, i), self._path + (j,), self._reads)
+
+    def __iter__(self):
+        for j in range(len(self)):
+            yield self[j]
+
+    def __eq__(self, other):
+        self._all()
+        return _plain(self) == _plain(other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def copy(self):
+        self._all()
+        return _plain(self)
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce_ex__(self, protocol):
+        self._all()
+        return (list, (_plain(self),))
+
+
+def _record_problem(rec: dict, c: Claim) -> str | None:
+    """The first field of ``rec`` (outside the certificate data) that is unknown, missing or differs from
+    the registry, else None."""
+    if not isinstance(rec, dict):
+        return "the record is not an object"
+    extra, missing = set(rec) - RECORD_KEYS, RECORD_KEYS - set(rec)
+    if extra:
+        return f"unknown record field(s) {sorted(extra)} (not checked by the re-check)"
+    if missing:
+        return f"missing record field(s) {sorted(missing)}"
+    for key, want in (("statement", c.statement), ("source", c.source), ("method", c.method),
+                      ("expected", Status(c.expected).value)):
+        if rec.get(key) != want:
+            return f"stored {key} differs from the registered claim"
+    if rec.get("unchecked_fields") != c.unchecked_fields():
+        return (f"stored unchecked_fields {rec.get('unchecked_fields')!r} differ from the claim's "
+                f"{c.unchecked_fields()!r} (every other field is re-checked)")
+    secs = rec.get("seconds")
+    if isinstance(secs, bool) or not isinstance(secs, (int, float)) or not secs >= 0:
+        return "seconds must be a number >= 0"
+    cert = rec.get("certificate")
+    if not isinstance(cert, dict):
+        return "certificate must be an object"
+    extra, missing = set(cert) - CERTIFICATE_KEYS, CERTIFICATE_KEYS - set(cert)
+    if extra or missing:
+        return f"certificate fields must be exactly {sorted(CERTIFICATE_KEYS)}, got {sorted(cert)}"
+    if not isinstance(cert.get("data"), dict) or not isinstance(cert.get("summary"), str):
+        return "certificate data must be an object and its summary a string"
+    return None
+
+
 def recheck_records(records: list[dict]) -> list[tuple[str, bool, str]]:
     """Re-verify stored certificates (as written by ``--json``) without repeating the searches.
 
-    Returns ``(id, ok, message)`` per record. A record is accepted when its claim exists, the
-    claim's ``recheck`` accepts the certificate data and confirms the stored status, and the stored
-    statement matches the registered one.
+    Returns ``(id, ok, message)`` per record. A record is accepted only when *every* field is either
+    verified or declared unverified by the registry (the record's ``unchecked_fields``, which must be the
+    claim's own list):
+
+    * ``id``, ``statement``, ``source``, ``method``, ``expected``: equal to the registered claim;
+    * ``status`` and ``certificate/status``: the status the claim's ``recheck`` confirms from the data;
+    * ``certificate/data``: every field is read by the claim's ``recheck`` (an added field, or one the
+      re-check ignores, rejects the record unless the claim declares it unchecked);
+    * ``certificate/summary``: equal to the claim's ``summarize(data, status)``, or declared unchecked
+      when the claim has no ``summarize``;
+    * ``seconds`` (a timing) is always declared unchecked; ``unchecked_fields`` itself must be the
+      claim's list.
     """
     by_id = {c.id: c for c in all_claims()}
     out = []
     for rec in records:
-        cid = rec.get("id", "?")
+        cid = rec.get("id", "?") if isinstance(rec, dict) else "?"
         c = by_id.get(cid)
         if c is None:
             out.append((cid, False, "no such claim in the registry"))
             continue
-        cert = rec.get("certificate") or {}
-        stored = cert.get("status")
-        if rec.get("statement") != c.statement:
-            out.append((cid, False, "stored statement differs from the registered claim"))
+        problem = _record_problem(rec, c)
+        if problem is not None:
+            out.append((cid, False, problem))
             continue
+        cert = rec["certificate"]
+        stored = cert.get("status")
         if c.recheck is None:
             out.append((cid, False, "claim has no independent re-check"))
             continue
+        reads = _Reads()
+        data = cert["data"]
         try:
-            confirmed = Status(c.recheck(cert.get("data") or {}))
+            confirmed = Status(c.recheck(_TrackedDict(data, (), reads)))
         except CertificateError as exc:
             out.append((cid, False, f"certificate rejected: {exc}"))
             continue
@@ -200,6 +421,23 @@ def recheck_records(records: list[dict]) -> list[tuple[str, bool, str]]:
         if stored != confirmed.value or rec.get("status") != confirmed.value:
             out.append((cid, False, f"stored status {stored} but the re-check confirms {confirmed.value}"))
             continue
+        declared = [u[len("certificate/data/"):] for u in c.unchecked_fields() if u.startswith("certificate/data/")]
+        unread = [pointer(p) for p in leaf_paths(data) if p not in reads.paths and p != ()]
+        unread = [p for p in unread if not any(_pointer_matches(u, p) for u in declared)]
+        if unread:
+            out.append((cid, False, f"field certificate/data/{unread[0]} is not checked by the re-check "
+                                    f"({len(unread)} such field(s)); it is neither verified nor declared unchecked"))
+            continue
+        if c.summarize is not None:
+            try:
+                want = c.summarize(data, confirmed)
+            except Exception as exc:  # noqa: BLE001
+                out.append((cid, False, f"the summary cannot be rebuilt from the data ({type(exc).__name__}: {exc})"))
+                continue
+            if cert["summary"] != want:
+                out.append((cid, False, f"stored summary {cert['summary']!r} differs from the one rebuilt from the "
+                                        f"verified data {want!r}"))
+                continue
         out.append((cid, True, f"{confirmed.value} re-verified"))
     return out
 

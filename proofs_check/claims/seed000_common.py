@@ -140,10 +140,16 @@ def check_stamp(data: dict, *models) -> None:
     recs = st["models"]
     if len(recs) != len(models):
         raise CertificateError("certificate stamp lists other models")
+    if set(st) != {"symloss_version", "models"}:
+        raise CertificateError(f"certificate stamp fields must be symloss_version and models, got {sorted(st)}")
     for rec, m in zip(recs, models):
+        if not isinstance(rec, dict) or set(rec) != {"repr", "fingerprint"}:
+            raise CertificateError("a model record of the stamp must have exactly the fields repr and fingerprint")
         if rec.get("fingerprint") != m.fingerprint():
             raise CertificateError(f"the certificate was made from another definition of {rec.get('repr', '?')} "
                                    f"(fingerprint {str(rec.get('fingerprint'))[:12]}... vs {m.fingerprint()[:12]}...)")
+        if rec.get("repr") != repr(m):
+            raise CertificateError(f"the stamp names the model {rec.get('repr')!r}, the re-check has {m!r}")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -314,10 +320,19 @@ def recheck_no_crossing(data: dict, C: int, d_ret: int, d_pod: int) -> int:
         raise CertificateError("R_v certificate must be on (0, 1)")
     if alg.poly_from_list(cert["poly"]) != Rv:
         raise CertificateError("stored R_v is not the resultant of the stored model polynomials")
+    al, be = exponents(d_pod, d_ret)
+    if data.get("substitution") != {"p": f"v^{al}", "s": f"v^{be}"}:
+        raise CertificateError(f"stored substitution {data.get('substitution')!r} is not p = v^{al}, s = v^{be}")
+    if data.get("R_v_degree") != Rv.degree():
+        raise CertificateError(f"stored R_v_degree {data.get('R_v_degree')!r} is not the degree {Rv.degree()} of R_v")
+    if data.get("assumptions") != list(ASSUMPTIONS):
+        raise CertificateError("stored assumptions differ from the ones the proof uses")
     if cert.get("kind") == "no_roots":
         alg.recheck_no_roots(cert)
+        roots = 0
     elif cert.get("kind") == "isolation":
         ivs = alg.recheck_isolation(cert)
+        roots = len(ivs)
         exs = data.get("exclusions", [])
         if len(exs) != len(ivs):
             raise CertificateError("every root of R_v in (0, 1) needs an exclusion")
@@ -326,6 +341,9 @@ def recheck_no_crossing(data: dict, C: int, d_ret: int, d_pod: int) -> int:
             recheck_exclusion(ex, data["Q_pod"], Rv, iv, C, d_ret, al, be)
     else:
         raise CertificateError("unexpected R_v certificate kind")
+    if data.get("roots_in_(0,1)") != roots:
+        raise CertificateError(f"stored roots_in_(0,1) = {data.get('roots_in_(0,1)')!r} but R_v has {roots} root(s) "
+                               "in (0, 1)")
     s = recheck_sample(data["sample"], C, d_ret, d_pod)
     if s != data.get("sign"):
         raise CertificateError("stored sign differs from the certified sample sign")

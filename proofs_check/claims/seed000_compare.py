@@ -85,6 +85,41 @@ def counterexample(C: int, d_ret: int, d_pod: int, res, bad_sign: int) -> dict |
     return None
 
 
+def _oriented(data: dict) -> dict:
+    """Count, signs and threshold of ``B_ret - B_pod`` from the comparison certificate's summary (checked
+    by :func:`symloss.verify_comparison` to be the one recomputed from its cells)."""
+    from symloss.meanfield.certified import _orient
+    comp = data["comparison"]
+    return _orient(comp["summary_psi"], 1 if comp["a_is"] == "retrial" else -1)
+
+
+def everywhere_summary(want: int):
+    """The ``summarize`` of :func:`make_everywhere` claims: the summary rebuilt from the data."""
+    def summarize(data: dict, status: Status) -> str:
+        if status == Status.PROVED:
+            return (f"{_sign_word(want)} at every load: no crossing on (0, oo) (certified, "
+                    f"{len(data['comparison']['cells'])} cells, both end pieces)")
+        if status == Status.REFUTED:
+            return (f"{_oriented(data)['count']} crossing(s); counter-example at rho = {data['counterexample']['rho']} "
+                    f"({_sign_word(-want)}, ball samples)")
+        return f"comparison not certified: {data.get('error')}"
+    return summarize
+
+
+def eventually_summary(data: dict, status: Status) -> str:
+    """The ``summarize`` of :func:`make_eventually` claims: the count and the threshold interval (first 24
+    characters of each end) rebuilt from the data."""
+    if status == Status.PROVED:
+        o = _oriented(data)
+        thr = o["threshold"]
+        t = ("threshold 0: retrial-of-dt lower at every load" if thr == {"value": "0"} else
+             f"threshold in [{thr['rho'][0][:24]}, {thr['rho'][1][:24]}]")
+        return f"{o['count']} crossing(s) on (0, oo); {t}"
+    if status == Status.REFUTED:
+        return "B_ret > B_pod at large load (certified)"
+    return f"comparison not certified: {data.get('error')}"
+
+
 def make_everywhere(C: int, d_ret: int, d_pod: int, want: int):
     """Claim ``sign(B_ret(d_ret) - B_pod(d_pod)) = want`` at every load."""
     def prove():
@@ -93,13 +128,9 @@ def make_everywhere(C: int, d_ret: int, d_pod: int, want: int):
         except ArithmeticError as exc:
             return Certificate(Status.UNDECIDED, {"error": str(exc)}, f"comparison not certified: {exc}")
         if res.count == 0 and res.sign_at_zero == want:
-            return Certificate(Status.PROVED, data,
-                               f"{_sign_word(want)} at every load: no crossing on (0, oo) (certified, "
-                               f"{len(data['comparison']['cells'])} cells, both end pieces)")
+            return Certificate(Status.PROVED, data, everywhere_summary(want)(data, Status.PROVED))
         data["counterexample"] = counterexample(C, d_ret, d_pod, res, -want)
-        return Certificate(Status.REFUTED, data,
-                           f"{res.count} crossing(s); counter-example at rho = {data['counterexample']['rho']} "
-                           f"({_sign_word(-want)}, ball samples)")
+        return Certificate(Status.REFUTED, data, everywhere_summary(want)(data, Status.REFUTED))
 
     def recheck(data):
         res = verify(data, C, d_ret, d_pod)
@@ -121,12 +152,9 @@ def make_eventually(C: int, d: int, dt: int):
         except ArithmeticError as exc:
             return Certificate(Status.UNDECIDED, {"error": str(exc)}, f"comparison not certified: {exc}")
         if res.sign_at_infinity == -1:
-            thr = res.threshold
-            t = ("threshold 0: retrial-of-dt lower at every load" if thr == {"value": "0"} else
-                 f"threshold in [{thr['rho'][0][:24]}, {thr['rho'][1][:24]}]")
-            return Certificate(Status.PROVED, data, f"{res.count} crossing(s) on (0, oo); {t}")
+            return Certificate(Status.PROVED, data, eventually_summary(data, Status.PROVED))
         data["counterexample"] = counterexample(C, dt, d, res, 1)
-        return Certificate(Status.REFUTED, data, "B_ret > B_pod at large load (certified)")
+        return Certificate(Status.REFUTED, data, eventually_summary(data, Status.REFUTED))
 
     def recheck(data):
         res = verify(data, C, dt, d)

@@ -74,10 +74,17 @@ def _prove() -> Certificate:
     st = Status.PROVED if data["sign"] == -1 else Status.REFUTED
     if data["sign"] == -1 and not ok:
         st = Status.UNDECIDED
-    return Certificate(st, data, f"R_v (degree {data['R_v_degree']}) has no root in (0,1); "
-                                 f"B_ret(3) - B_pod(2) < 0 at rho = 1; ends: "
-                                 f"{data['endpoint_signs']['rho->0']['leading']}, "
-                                 f"{data['endpoint_signs']['rho->oo']['leading']}")
+    return Certificate(st, data, _summarize(data, st))
+
+
+def _summarize(data: dict, status: Status) -> str:
+    """The one-line summary, rebuilt from the (verified) data."""
+    if status == Status.UNDECIDED and data.get("roots_in_(0,1)"):
+        return f"R_v has {data['roots_in_(0,1)']} root(s) in (0, 1)"
+    return (f"R_v (degree {data['R_v_degree']}) has no root in (0,1); "
+            f"B_ret(3) - B_pod(2) < 0 at rho = 1; ends: "
+            f"{data['endpoint_signs']['rho->0']['leading']}, "
+            f"{data['endpoint_signs']['rho->oo']['leading']}")
 
 
 def _recheck(data: dict) -> Status:
@@ -97,7 +104,7 @@ claim(ID,
       source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 4 (retrial-of-3 beats power-of-2 at C = 2)",
       method="elimination: resultants from the model's stationary equations, Sturm count 0 of R_v on (0,1), "
              "one ball-certified sample, Newton-polygon end points",
-      expected="PROVED", recheck=_recheck, tags=("seed000", "elimination"))(_prove)
+      expected="PROVED", recheck=_recheck, tags=("seed000", "elimination"), summarize=_summarize)(_prove)
 
 
 # --------------------------------------------------------------------------------------------------

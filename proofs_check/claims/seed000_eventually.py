@@ -38,4 +38,4 @@ for _C in C_RANGE:
               method="certified comparison for every load: 1-D reduction, Taylor models on dyadic cells, "
                      "isolated crossings (Taylor model of the derivative), elementary small-load bounds, exact "
                      "Taylor model at large load",
-              expected="PROVED", recheck=_r, tags=("seed000", "comparison"))(_p)
+              expected="PROVED", recheck=_r, tags=("seed000", "comparison"), summarize=cmp.eventually_summary)(_p)

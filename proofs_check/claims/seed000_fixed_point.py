@@ -45,6 +45,14 @@ def _facts_ok(fa):
     return fa["A(0)"] == 0 and fa["B(0)"] > 0 and fa["deg A - deg B"] == 1 and fa["lc A"] > 0 and fa["lc B"] > 0
 
 
+def _summarize(data: dict, status: Status) -> str:
+    """The one-line summary, rebuilt from the stored (re-checked) numerator of g'."""
+    if status != Status.PROVED:
+        return "positivity of g' not certified"
+    return (f"g' numerator (degree {len(data['N_positive']['poly']) - 1}) has non-negative coefficients; "
+            "g(0)=0, g(oo)=oo")
+
+
 def _make(C, d):
     def prove():
         binding = com.check_retrial_birth_death(C, d)
@@ -56,9 +64,8 @@ def _make(C, d):
             ok = _facts_ok(data["facts"])
         except CertificateError:
             ok = False
-        return Certificate(Status.PROVED if ok else Status.UNDECIDED, data,
-                           f"g' numerator (degree {N.degree()}) has non-negative coefficients; g(0)=0, g(oo)=oo"
-                           if ok else "positivity of g' not certified")
+        st = Status.PROVED if ok else Status.UNDECIDED
+        return Certificate(st, data, _summarize(data, st))
 
     def recheck(data):
         if (data.get("C"), data.get("d")) != (C, d):
@@ -83,4 +90,4 @@ for _C, _d in CASES:
           source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 1 (uniqueness of the fixed point)",
           method="exact polynomials (flint): non-negative coefficients of the numerator of g'; "
                  "model drift checked to be the birth-death form (SymPy)",
-          expected="PROVED", recheck=_r, tags=("seed000",))(_p)
+          expected="PROVED", recheck=_r, tags=("seed000",), summarize=_summarize)(_p)

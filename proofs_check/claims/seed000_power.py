@@ -54,8 +54,7 @@ def _make_power(C, d):
     def prove():
         data = _power_facts(C, d)
         data["stamp"] = com.stamp(com._model("power", C, d))
-        return Certificate(Status.PROVED, data, "telescoped stationary equations (exact identity on the drift): "
-                                                "W_1(s, rho) strictly increasing in s, one root")
+        return Certificate(Status.PROVED, data, _power_summary(data, Status.PROVED))
 
     def recheck(data):
         if (data.get("C"), data.get("d")) != (C, d):
@@ -91,13 +90,21 @@ def _ok(f, d):
     return bool(f[f"g_{d}_holds"] and f[f"g_{d + 1}_holds"] and f["carried_load_increasing"] and f["sigma_identity"])
 
 
+def _monotone_summary(data: dict, status: Status) -> str:
+    return ("a_{d+1} > a_d (g_{d+1} < g_d, both increasing) and the carried load increases"
+            if status == Status.PROVED else "a lemma failed")
+
+
+def _power_summary(data: dict, status: Status) -> str:
+    return "telescoped stationary equations (exact identity on the drift): W_1(s, rho) strictly increasing in s, one root"
+
+
 def _make_monotone(C, d):
     def prove():
         data = _monotone_facts(C, d)
         data["stamp"] = com.stamp(com._model("retrial", C, d), com._model("retrial", C, d + 1))
         st = Status.PROVED if _ok(data, d) else Status.UNDECIDED
-        return Certificate(st, data, "a_{d+1} > a_d (g_{d+1} < g_d, both increasing) and the carried load increases"
-                           if st == Status.PROVED else "a lemma failed")
+        return Certificate(st, data, _monotone_summary(data, st))
 
     def recheck(data):
         if (data.get("C"), data.get("d")) != (C, d):
@@ -120,11 +127,11 @@ for _C in C_RANGE:
               statement=(rf"C = {_C},\ d = {_d}:\ \text{{the power-of-d fixed point is unique for every }} \rho > 0"
                          rf"\ \text{{and }} u_C \text{{ increases with }} \rho"),
               source=SOURCE, method="exact identity on the model's drift (telescoped stationary equations, SymPy)",
-              expected="PROVED", recheck=_r, tags=("seed000",))(_p)
+              expected="PROVED", recheck=_r, tags=("seed000",), summarize=_power_summary)(_p)
     for _d in range(1, 6):
         _p, _r = _make_monotone(_C, _d)
         claim(f"seed000.retrial_monotone_d.C{_C}_d{_d}",
               statement=rf"C = {_C}:\ B_{{ret}}({_d + 1}) < B_{{ret}}({_d})\ \text{{for every }} \rho > 0",
               source=SOURCE, method="exact lemmas (flint): g_d, g_{d+1} and the carried load increasing; "
                                     "g_{d+1} < g_d; model drifts checked (SymPy)",
-              expected="PROVED", recheck=_r, tags=("seed000",))(_p)
+              expected="PROVED", recheck=_r, tags=("seed000",), summarize=_monotone_summary)(_p)

@@ -56,17 +56,26 @@ def _make_equal(d):
         data = _equal_data(d)
         _check_equal(data, d)
         data["stamp"] = com.stamp(*cmp.models(1, d, d))
-        data["argument"] = ("both policies' fixed points are the unique root x in (0,1) of the same Q(x, rho), "
-                            "strictly increasing in x; hence p = s and B_ret = p^d = s^d = B_pod")
-        return Certificate(Status.PROVED, data, "same model polynomial, strictly monotone in x: equality")
+        data["argument"] = _ARGUMENT
+        return Certificate(Status.PROVED, data, _equal_summary(data, Status.PROVED))
 
     def recheck(data):
         if (data.get("C"), data.get("d")) != (1, d):
             raise CertificateError("parameters differ")
         com.check_stamp(data, *cmp.models(1, d, d))
         _check_equal(data, d)
+        if data.get("argument") != _ARGUMENT:
+            raise CertificateError("stored argument differs from the proof's")
         return Status.PROVED
     return prove, recheck
+
+
+_ARGUMENT = ("both policies' fixed points are the unique root x in (0,1) of the same Q(x, rho), "
+             "strictly increasing in x; hence p = s and B_ret = p^d = s^d = B_pod")
+
+
+def _equal_summary(data: dict, status: Status) -> str:
+    return "same model polynomial, strictly monotone in x: equality"
 
 
 for _C in C_RANGE:
@@ -75,10 +84,12 @@ for _C in C_RANGE:
             _p, _r = _make_equal(_d)
             _m = "identical model polynomial, monotone in x (equality)"
             _tags = ("seed000", "elimination")
+            _s = _equal_summary
         else:
             _p, _r = cmp.make_everywhere(_C, _d, _d, 1)
+            _s = cmp.everywhere_summary(1)
             _m = ("certified comparison for every load: 1-D reduction, Taylor models on dyadic cells, "
                   "elementary small-load bounds, exact Taylor model at large load")
             _tags = ("seed000", "comparison")
         claim(f"seed000.same_d.C{_C}_d{_d}", statement=_statement(_C, _d), source=SOURCE, method=_m,
-              expected="PROVED", recheck=_r, tags=_tags)(_p)
+              expected="PROVED", recheck=_r, tags=_tags, summarize=_s)(_p)

@@ -1,5 +1,19 @@
 r"""Seed 000, the simulation study: the load above which retrial-of-dt beats power-of-d at finite N.
 
+``seed000.finite_n.threshold_C2_d3_dt4.N10`` (PROVED): at ``N = 10`` (66 states per chain) both exact
+finite-N blockings are rational functions of the load, computed exactly
+(:func:`symloss.finite_n.rational.blocking_rational_function`: integer determinants at ``D + 1 = 66``
+points, exact interpolation, degree bound ``D = (M - 1) k = 65`` by Cramer's rule); the numerator of
+their difference has exactly one root on :math:`(0, \infty)` (Descartes counts on a tiling of
+:math:`(0, H)`, exact), a sign change from + to -, isolated to 12 digits. Re-check: the tiling, the
+Descartes counts and the signs recomputed from the stored polynomials
+(:func:`~symloss.finite_n.rational.recheck_threshold_certificate`), and both rational functions compared
+with the chains solved exactly by another algorithm (``fmpq_mat.solve``) at
+:math:`\max(\deg P, \deg Q) + D + 1 = 131` fresh half-integer loads, which proves the identity
+(:func:`~symloss.finite_n.rational.recheck_blocking_rational_function`). The boundary: the search costs
+about (M - 1) k + 2 pairs of integer determinants of size M - 1 per model, 7-15 s at N = 10 and 45 s at
+N = 12 (measured on a loaded 2-core machine), so N = 20, 40, 80 stay EVIDENCE below.
+
 ``seed000.finite_n.threshold_C2_d3_dt4`` (EVIDENCE): with ``C = 2``, ``d = 3``, ``dt = 4`` and
 sampling with replacement, the finite-N threshold (the largest load where
 :math:`B_N^{ret}(4) - B_N^{pod}(3)` changes sign) increases with ``N = 10, 20, 40, 80`` and stays
@@ -68,10 +82,12 @@ def _recheck(data: dict) -> Status:
 
 @claim("seed000.finite_n.threshold_C2_d3_dt4",
        statement=(r"C=2:\ \rho^*_N(B^{ret}_N(4) = B^{pod}_N(3))\ \text{increases in } N \in \{10,20,40,80\}"
-                  r"\ \text{below } \rho^*_\infty;\ |\rho^{ref}_N - \rho^*_N| < |\rho^*_\infty - \rho^*_N|"),
+                  r"\ \text{below } \rho^*_\infty;\ |\rho^{ref}_N - \rho^*_N| < |\rho^*_\infty - \rho^*_N|"
+                  r"\ \text{(floats: EVIDENCE; } N = 10 \text{ PROVED in the claim .N10, } N \ge 12"
+                  r"\text{ beyond the exact method's reach)}"),
        source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), simulation study (threshold load at finite N)",
        method="exact finite-N CTMC (sparse LU) + Brent; refined mean field (Gast-Van Houdt)",
-       expected="EVIDENCE", recheck=_recheck)
+       expected="EVIDENCE", unchecked=('rel_bracket',), recheck=_recheck)
 def _prove() -> Certificate:
     from scipy.optimize import brentq
 
@@ -150,3 +166,71 @@ def _prove_rmf() -> Certificate:
                        summary="second-order refined mean field: errors " + "; ".join(
                            f"{name} V = {float(data[name]['V']):.6f}, W = {float(data[name]['W']):.6f}"
                            for name in ("retrial", "power")))
+
+
+# --------------------------------------------------------------------------------------------------
+# the finite-N threshold proved where the exact rational method reaches (N = 10)
+# --------------------------------------------------------------------------------------------------
+
+PROVED_N = 10
+DIGITS = 12
+#: the stated enclosure of the N = 10 threshold (the certificate's interval must lie inside it)
+STATED_N10 = ("0.444754552002", "0.444754552003")
+
+
+def _threshold_models():
+    from symloss import PowerOfD, RetrialOfD
+    return RetrialOfD(C, D_RET), PowerOfD(C, D_POD)
+
+
+def _proved_recheck(data: dict) -> Status:
+    from fractions import Fraction
+
+    from symloss.finite_n.rational import (
+        RationalCertificateError,
+        recheck_blocking_rational_function,
+        recheck_threshold_certificate,
+    )
+    if (data.get("C"), data.get("d"), data.get("dt"), data.get("N")) != (C, D_POD, D_RET, PROVED_N):
+        raise CertificateError("certificate is for a different case")
+    cert = data["certificate"]
+    if cert["N"] != PROVED_N or cert["sampling"] != "with_replacement":
+        raise CertificateError("certificate is for another N or sampling")
+    a, b = _threshold_models()
+    try:
+        out = recheck_threshold_certificate(cert, digits=DIGITS)
+        for model, key in ((a, "a"), (b, "b")):
+            r = recheck_blocking_rational_function(model, cert[key], points="proof")
+            if not r["proved"]:     # pragma: no cover - points="proof"
+                raise CertificateError(f"{key}: the rational function is not proved")
+    except RationalCertificateError as exc:
+        raise CertificateError(str(exc)) from None
+    if (out["n_roots"], out["n_crossings"], cert["sign_below"], cert["sign_above"]) != (1, 1, 1, -1):
+        return Status.REFUTED
+    lo, hi = out["crossings"][0]
+    slo, shi = (Fraction(x) for x in STATED_N10)
+    if not (slo <= Fraction(int(lo.p), int(lo.q)) and Fraction(int(hi.p), int(hi.q)) <= shi):
+        raise CertificateError(f"the crossing [{lo}, {hi}] is not inside the stated [{STATED_N10[0]}, {STATED_N10[1]}]")
+    return Status.PROVED
+
+
+@claim("seed000.finite_n.threshold_C2_d3_dt4.N10",
+       statement=(r"C=2,\ N=10,\ \text{sampling with replacement}:\ B^{ret}_{10}(4) - B^{pod}_{10}(3)"
+                  r"\ \text{changes sign exactly once on } (0,\infty),\ \text{from } + \text{ to } -,\ \text{at }"
+                  r"\rho^*_{10} \in [0.444754552002,\ 0.444754552003]"),
+       source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), simulation study (threshold load at finite N)",
+       method="exact rational functions B_N(rho) = P/Q (integer determinants, exact interpolation, Cramer degree "
+              "bound) + Descartes/Vincent-Collins-Akritas root isolation of P_a Q_b - P_b Q_a; identity re-proved "
+              "at deg + D + 1 fresh loads",
+       expected="PROVED", recheck=_proved_recheck)
+def _prove_threshold_N10() -> Certificate:
+    from symloss.finite_n.rational import certified_finite_n_threshold
+    a, b = _threshold_models()
+    r = certified_finite_n_threshold(a, b, PROVED_N, "with_replacement", digits=DIGITS)
+    data = {"C": C, "d": D_POD, "dt": D_RET, "N": PROVED_N, "certificate": r.certificate()}
+    status = _proved_recheck(data)
+    lo, hi = r.crossing if r.crossing else (None, None)
+    return Certificate(status, data=data,
+                       summary=(f"N = {PROVED_N}: {r.n_roots} root(s), {r.n_crossings} crossing(s) of "
+                                f"B_ret(4) - B_pod(3) on (0, oo); crossing in [{float(lo):.13f}, {float(hi):.13f}]"
+                                if lo is not None else f"N = {PROVED_N}: {r.n_crossings} crossings"))

@@ -153,6 +153,22 @@ def add_output(p, fmt: str, help_text: str) -> None:
                    help=f"{help_text}; to stdout instead of the text output, or to the file PATH")
 
 
+def given(args, dest: str) -> bool:
+    """Whether the option stored in ``dest`` was given (options that can be refused as unused have the
+    default ``None``; flags ``False``)."""
+    v = getattr(args, dest, None)
+    return v is not None and v is not False
+
+
+def refuse_unused(args, options, why: str) -> None:
+    """Raise a one-line :class:`CliError` naming the first of ``options`` (``(dest, "--flag")`` pairs)
+    that was given although it would be silently ignored; ``why`` says when it is used
+    (e.g. ``"only with --method mp"``)."""
+    for dest, flag in options:
+        if given(args, dest):
+            raise CliError(f"{flag} would be ignored: it is used {why}; omit it")
+
+
 def add_progress(p) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 

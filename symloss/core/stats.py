@@ -1,5 +1,5 @@
-"""Small statistics shared by the simulators and studies: Student-t intervals and truncated-Poisson
-(Erlang) weights."""
+"""Small statistics shared by the simulators and studies: Student-t intervals, exact one-sided bounds for
+proportions that were never (or always) observed, and truncated-Poisson (Erlang) weights."""
 from __future__ import annotations
 
 import math
@@ -7,8 +7,13 @@ from functools import lru_cache
 
 import numpy as np
 
-__all__ = ["t_quantile", "t_interval", "t_half_width", "truncated_poisson_log_weights",
-           "truncated_poisson_weights"]
+__all__ = ["t_quantile", "t_interval", "t_half_width", "proportion_interval", "clopper_pearson_zero",
+           "ZeroObservationsWarning", "truncated_poisson_log_weights", "truncated_poisson_weights"]
+
+
+class ZeroObservationsWarning(UserWarning):
+    """An estimate of a probability was zero (or one) in every independent unit (replication or batch):
+    its interval is a one-sided exact bound, not a Student-t interval."""
 
 
 @lru_cache(maxsize=256)
@@ -35,6 +40,90 @@ def t_interval(values, center, level: float = 0.95):
     se = float(v.std(ddof=1) / math.sqrt(v.size))
     h = t_quantile(v.size - 1, level) * se
     return (center - h, center + h), se
+
+
+def clopper_pearson_zero(n: int, level: float = 0.95) -> float:
+    r"""Upper end :math:`1 - (\alpha/2)^{1/n}` of the two-sided Clopper-Pearson interval of a probability
+    when ``0`` of ``n`` independent trials succeeded (``alpha = 1 - level``).
+
+    Parameters
+    ----------
+    n : int
+        Number of independent trials, ``>= 1``.
+    level : float
+        Confidence level in (0, 1).
+
+    Returns
+    -------
+    float
+        ``u`` with :math:`(1 - u)^n = \alpha/2`: every probability above ``u`` gives ``n`` failures with
+        probability below ``alpha/2``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``level`` is not in (0, 1).
+
+    Examples
+    --------
+    >>> round(clopper_pearson_zero(20), 4)
+    0.1684
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1 (number of independent trials), got {n!r}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return float(-math.expm1(math.log((1 - level) / 2) / int(n)))
+
+
+def proportion_interval(values, center, level: float = 0.95):
+    r"""Interval of a probability estimated from independent units (replications or batch means), each
+    estimate in ``[0, 1]``.
+
+    The Student-t interval :func:`t_interval` around ``center``, except when every (finite) unit
+    estimate is exactly ``0`` (nothing observed: e.g. no arrival saw a full server) or exactly ``1``:
+    the t interval would then have zero width and exclude every positive truth. In those cases the
+    interval is the exact one-sided bound over the ``n`` *units*,
+    ``[0, 1 - (alpha/2)^(1/n)]`` (``[(alpha/2)^(1/n), 1]`` when all are ``1``).
+
+    Why ``n`` counts units, not arrivals: the loss indicators (or conditional loss probabilities) of
+    successive arrivals are positively correlated (losses come in congestion episodes), so the rule
+    of three ``3/arrivals`` would claim far more information than the run holds. The units are the
+    independent pieces the t interval already uses. For a unit estimate :math:`X_i \in [0, 1]` with
+    mean :math:`B`, Markov's inequality gives :math:`P(X_i > 0) \ge E[X_i] = B`, so
+    :math:`P(	ext{all } X_i = 0) \le (1 - B)^n`: the Clopper-Pearson bound with ``n`` units is valid
+    for any such estimator (exact for independent units; as approximate as the batch-means
+    independence otherwise), only conservative.
+
+    Parameters
+    ----------
+    values : array_like
+        The unit estimates (NaN units, e.g. a batch without arrivals, are ignored for the bound).
+    center : float
+        The pooled point estimate.
+    level : float
+        Confidence level (default 0.95).
+
+    Returns
+    -------
+    tuple
+        ``((low, high), se, kind)`` with ``kind`` ``None`` (Student t), ``"none observed"`` or
+        ``"all observed"``; ``se`` is NaN for the one-sided bounds.
+
+    Examples
+    --------
+    >>> (lo, hi), se, kind = proportion_interval([0.0] * 20, 0.0)
+    >>> lo, round(hi, 4), kind
+    (0.0, 0.1684, 'none observed')
+    """
+    v = np.asarray(values, dtype=np.float64)
+    finite = v[np.isfinite(v)]
+    if finite.size and np.all(finite == 0.0):
+        return (0.0, clopper_pearson_zero(int(finite.size), level)), float("nan"), "none observed"
+    if finite.size and np.all(finite == 1.0):
+        return (1.0 - clopper_pearson_zero(int(finite.size), level), 1.0), float("nan"), "all observed"
+    ci, se = t_interval(v, center, level)
+    return ci, se, None
 
 
 def truncated_poisson_log_weights(n_max: int, rho: float) -> np.ndarray:

@@ -74,9 +74,9 @@ import sympy as sp
 from ..core.model import RHO
 from ..core.random import seed_sequence, spawn
 from ..core.results import ResultMixin
-from ..core.stats import t_interval, truncated_poisson_weights
+from ..core.stats import ZeroObservationsWarning, proportion_interval, truncated_poisson_weights
 from ..core.validation import check_choice, check_int
-from .chain import NSYM, FiniteNModelError, default_start, finite_n_chain
+from .chain import NSYM, FiniteNModelError, default_start, finite_n_chain, finite_n_key
 from .common import N_BATCHES, SAMPLINGS, _check_common, _check_model_rho, policy_model
 
 # --------------------------------------------------------------------------------------------------
@@ -95,7 +95,12 @@ class SimulationResult(ResultMixin):
     ci : tuple of float
         95 % confidence interval ``(low, high)``; Student-t over independent replications when
         ``replications >= 2`` (``ci_method == "replications"``), otherwise over ``20`` batch means of
-        the single run (``ci_method == "batch means"``).
+        the single run (``ci_method == "batch means"``). When the estimate is exactly 0 in every
+        replication / batch (nothing observed, e.g. no arrival saw a full server at light load), the
+        interval is the one-sided exact bound ``(0, 1 - 0.025^(1/n))`` with ``n`` the number of
+        replications / batches (``ci_one_sided``; a :class:`~symloss.core.stats.ZeroObservationsWarning`
+        is emitted): see :func:`symloss.core.stats.proportion_interval` for why ``n`` counts these
+        independent units and not arrivals. Symmetrically ``(0.025^(1/n), 1)`` when it is 1 in every unit.
     lost_fraction, lost_ci : float, tuple
         The raw fraction of lost arrivals and its interval (same method); NaN for the count-level
         kernel (it does not simulate lost arrivals, which do not change the counts).
@@ -103,7 +108,11 @@ class SimulationResult(ResultMixin):
         Time-average fraction of servers holding ``k = 0..C`` jobs (occupancy and tail models; for a
         custom model the time-average state ``state_mean``).
     occupancy_ci : numpy.ndarray
-        Shape ``(C+1, 2)``: 95 % intervals of ``occupancy``.
+        Shape ``(C+1, 2)``: 95 % intervals of ``occupancy`` (the same one-sided bound for a level never
+        (or always) occupied in every unit, without a warning).
+    ci_one_sided : str or None
+        ``None`` for Student-t intervals; ``"none observed"`` / ``"all observed"`` when ``ci`` (or
+        ``lost_ci``) is the one-sided bound.
     estimates : numpy.ndarray
         The per-replication (or per-batch) blocking estimates behind ``ci``.
     events, warmup, replications : int
@@ -128,7 +137,7 @@ class SimulationResult(ResultMixin):
     sampling : str
         The finite-N sampling convention.
     std_error : float
-        Standard error of ``blocking``.
+        Standard error of ``blocking`` (NaN when ``ci`` is a one-sided bound).
     ci_method : str
         ``"replications"`` or ``"batch means"``.
     arrivals : int
@@ -171,6 +180,7 @@ class SimulationResult(ResultMixin):
     kernel: str = "server"
     state_mean: np.ndarray = field(default_factory=lambda: np.zeros(0))
     symbols: tuple = ()
+    ci_one_sided: str | None = None
 
     @property
     def total_events(self) -> int:
@@ -215,14 +225,16 @@ class SimulationResult(ResultMixin):
             "compile_time": self.compile_time, "events_per_second": self.events_per_second,
             "seed_entropy": str(self.seed_entropy), "method": self.method, "model": self.model,
             "kernel": self.kernel, "state_mean": self.state_mean.tolist(),
-            "symbols": [str(v) for v in self.symbols],
+            "symbols": [str(v) for v in self.symbols], "ci_one_sided": self.ci_one_sided,
         }
 
     def __repr__(self) -> str:
         d = "" if self.d is None else f", d={self.d}"
+        kind = self.ci_method if self.ci_one_sided is None else \
+            f"{self.ci_method}; {self.ci_one_sided} in every unit: one-sided exact bound"
         return (f"SimulationResult({self.policy}{d}, N={self.N}, C={self.C}, rho={self.rho:g}: "
                 f"blocking={self.blocking:.6g}, 95% CI=({self.ci[0]:.6g}, {self.ci[1]:.6g}) "
-                f"[{self.ci_method}], {self.total_events:,} events in {self.wall_time:.3g} s)")
+                f"[{kind}], {self.total_events:,} events in {self.wall_time:.3g} s)")
 
 
 _KERNEL_READY = False
@@ -366,8 +378,8 @@ def server_level_policy(model, N: int, sampling: str):
     else:
         return None
     key = model._definition_key()
-    ck = (key, N if sampling == "without_replacement" else None, sampling)
-    if key is not None and ck in _FAST_CACHE:
+    ck = finite_n_key(model, N, sampling)          # the definition and its finite-N rates at this N
+    if ck in _FAST_CACHE:
         out = _FAST_CACHE[ck]
         if out is None:
             _mismatch_warning(model, policy)
@@ -384,8 +396,9 @@ def server_level_policy(model, N: int, sampling: str):
     out = (policy, d) if ok else None
     if not ok:
         _mismatch_warning(model, policy)
-    if key is not None:
-        _FAST_CACHE[ck] = out
+    if len(_FAST_CACHE) > 256:
+        _FAST_CACHE.clear()
+    _FAST_CACHE[ck] = out
     return out
 
 
@@ -481,6 +494,9 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
     -----
     DefinitionMismatchWarning
         When a shipped policy's definition was edited and the generated kernel runs instead.
+    ZeroObservationsWarning
+        When the blocking (or the lost fraction) is 0 in every replication / batch: its interval is
+        then the one-sided exact bound described in the Notes.
 
     See Also
     --------
@@ -498,7 +514,11 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
 
     Confidence intervals: with ``replications >= 2``, a Student-t interval over the replication
     estimates; with one replication, batch means over 20 consecutive batches of ``events/20``
-    events (valid when a batch is much longer than the correlation time).
+    events (valid when a batch is much longer than the correlation time). When the blocking
+    estimate is 0 in every replication / batch (no arrival met a blocking state), the interval is
+    the one-sided exact bound :math:`[0, 1 - 0.025^{1/n}]` with ``n`` the number of replications /
+    batches (:func:`symloss.core.stats.proportion_interval`: the units are independent, the arrivals
+    are not), and a :class:`~symloss.core.stats.ZeroObservationsWarning` is emitted.
 
     References
     ----------
@@ -560,7 +580,12 @@ def _check_total(events, warmup, replications):
 
 
 def _intervals(rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replications, N, blocking, lost,
-               occupancy, norm_area):
+               occupancy, norm_area, *, lost_observed=True):
+    """Intervals of the blocking, the lost fraction and the occupancy over the independent units
+    (replications, or batch means of one run). Each is a probability estimated in ``[0, 1]`` per
+    unit, so :func:`~symloss.core.stats.proportion_interval` applies: Student t, or the exact one-sided
+    Clopper-Pearson bound over the ``n`` units when the estimate is 0 (or 1) in every unit (a
+    :class:`~symloss.core.stats.ZeroObservationsWarning` for the blocking and the lost fraction)."""
     if replications >= 2:
         method = "replications"
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -574,10 +599,23 @@ def _intervals(rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replicat
             est = b_sum / b_arr
             est_lost = b_lost / b_arr
             est_occ = norm_area(b_area, b_time)
-    ci, se = t_interval(est, blocking)
-    lost_ci, _ = t_interval(est_lost, lost)
-    occ_ci = np.array([t_interval(est_occ[:, k], occupancy[k])[0] for k in range(occupancy.size)])
-    return method, est, ci, se, lost_ci, occ_ci
+    ci, se, kind = proportion_interval(est, blocking)
+    lost_ci, _, lost_kind = proportion_interval(est_lost, lost)
+    occ_ci = np.array([proportion_interval(est_occ[:, k], occupancy[k])[0] for k in range(occupancy.size)])
+    units = int(np.count_nonzero(np.isfinite(est)))
+    what = method if method == "replications" else "batches"
+    lost_kind = lost_kind if lost_observed else None
+    for name, k, interval in (("blocking", kind, ci), ("lost fraction", lost_kind, lost_ci)):
+        if k is not None:       # one warning: the blocking's, else the lost fraction's
+            warnings.warn(f"{name}: {'no loss' if k == 'none observed' else 'only losses'} observed in any of the "
+                          f"{units} {what} (estimate {'0' if k == 'none observed' else '1'} in each); the 95% "
+                          f"interval is the one-sided exact (Clopper-Pearson) bound ({interval[0]:.4g}, "
+                          f"{interval[1]:.4g}) over these {units} independent units, not a Student-t interval; "
+                          "run longer (or at a higher load) for a two-sided interval",
+                          ZeroObservationsWarning, stacklevel=4)
+            break
+    one_sided = kind if kind is not None else lost_kind
+    return method, est, ci, se, lost_ci, occ_ci, one_sided
 
 
 def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling):
@@ -632,7 +670,7 @@ def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sa
     blocking = float(rep_sum.sum() / total_arr) if total_arr else float("nan")
     lost = float(rep_lost.sum() / total_arr) if total_arr else float("nan")
     occupancy = rep_area.sum(axis=0) / (N * rep_time.sum())
-    method, est, ci, se, lost_ci, occ_ci = _intervals(
+    method, est, ci, se, lost_ci, occ_ci, one_sided = _intervals(
         rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replications, N, blocking, lost, occupancy,
         lambda area, t: area / (N * t[:, None]))
     state_mean = _state_from_occupancy(model, occupancy)
@@ -645,7 +683,7 @@ def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sa
         compile_time=compile_time, seed_entropy=ss.entropy,
         method=("numba event-driven simulation of the N-server system (xoshiro256**), server-level kernel "
                 f"{policy!r}: the definition's finite-N chain was checked identical to the one it realises"),
-        model=repr(model), kernel="server", state_mean=state_mean, symbols=chain.symbols)
+        model=repr(model), kernel="server", state_mean=state_mean, symbols=chain.symbols, ci_one_sided=one_sided)
 
 
 def _heaviside_np(x, h0=0.5):
@@ -749,9 +787,9 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
 
     def norm(area, t):
         return np.array([_occupancy_from_counts(chain, area[i] / t[i]) for i in range(area.shape[0])])
-    method, est, ci, se, _lost_ci, occ_ci = _intervals(
+    method, est, ci, se, _lost_ci, occ_ci, one_sided = _intervals(
         rep_sum, rep_time, np.zeros(replications), rep_time, rep_area, batches, replications, N, blocking,
-        float("nan"), occupancy, norm)
+        float("nan"), occupancy, norm, lost_observed=False)
     return SimulationResult(
         policy=getattr(model, "name", type(model).__name__), N=N, C=getattr(model, "C", None), rho=rho_f,
         d=getattr(model, "d", None) if getattr(model, "name", "") in ("retrial", "power") else None,
@@ -762,4 +800,5 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
         compile_time=compile_time, seed_entropy=ss.entropy,
         method=("count-level simulation of the finite-N chain, numba kernel generated from the definition "
                 f"({chain.source}); blocking = time average of b(n), expected holding times (xoshiro256**)"),
-        model=repr(model), kernel="count", state_mean=mean_counts / N, symbols=chain.symbols)
+        model=repr(model), kernel="count", state_mean=mean_counts / N, symbols=chain.symbols,
+        ci_one_sided=one_sided)

@@ -35,6 +35,7 @@ from typing import Any
 from flint import arb, arb_series
 
 from ..core.precision import check_dps, flint_prec
+from ..core.results import ResultMixin
 from .enclosures import (
     BindingError,
     _erlang_coeffs,
@@ -98,7 +99,7 @@ class Crossing:
 
 
 @dataclass
-class CertifiedComparison:
+class CertifiedComparison(ResultMixin):
     r"""Result of :func:`certified_comparison` (signs are those of :math:`B_a - B_b`).
 
     Attributes
@@ -127,6 +128,12 @@ class CertifiedComparison:
     certificate: dict = field(repr=False, default_factory=dict)
     seconds: float = 0.0
 
+    #: the quantities of its paper-mode LaTeX (:meth:`~symloss.core.results.ResultMixin.to_latex`)
+    latex_quantities = {"models": (None, "text"), "count": (r"\text{crossings}", "integer"),
+                        "sign_at_zero": (r"\operatorname{sign}(B_a-B_b),\ \rho\to 0", "integer"),
+                        "sign_at_infinity": (r"\operatorname{sign}(B_a-B_b),\ \rho\to\infty", "integer"),
+                        "threshold": (r"\rho^*", "threshold")}
+
     def holds_everywhere(self, sign: int) -> bool:
         """True when ``B_a - B_b`` has the given sign at every load."""
         return self.count == 0 and self.sign_at_zero == sign
@@ -142,9 +149,38 @@ def _version() -> str:
     return __version__
 
 
+def _parameters(model) -> dict:
+    """Every public scalar attribute of the model (its constructor parameters: ``C``, ``d``, and those of a
+    subclass such as a rate factor), as exact text: the binding of a certificate covers them all, beside
+    the fingerprint of the derived definition."""
+    import numbers
+    out = {}
+    for k, v in sorted(vars(model).items()):
+        if k.startswith("_") or not isinstance(v, (numbers.Number, str, bool)):
+            continue
+        out[k] = repr(v)
+    return out
+
+
 def _model_record(model) -> dict:
     return {"repr": repr(model), "class": type(model).__name__, "C": int(model.C), "d": int(model.d),
-            "fingerprint": model.fingerprint()}
+            "parameters": _parameters(model), "fingerprint": model.fingerprint()}
+
+
+#: Fields of a fast-path certificate that no re-check can verify (the version of symloss that wrote it;
+#: informational). Written into the certificate as ``unchecked_fields``; :func:`verify_comparison` checks
+#: every other field and rejects any field it does not know.
+UNCHECKED_FAST = ("symloss_version", "provenance")     # provenance: optional, added by the files the CLI writes
+_KEYS_FAST = {"format", "symloss_version", "models", "a_is", "binding", "lemmas", "dps", "prec", "K", "small_end",
+              "large_end", "cells", "summary_psi", "unchecked_fields"}
+_KEYS_MODEL = {"repr", "class", "C", "d", "parameters", "fingerprint"}
+_KEYS_SMALL = {"a_lo", "rho_lo", "exponent_retrial", "exponent_power", "constant", "ret_remainder",
+               "power_remainder", "bound", "sign"}
+_KEYS_LARGE = {"a_hi", "K", "coefficients", "m", "R", "scaled", "sign"}
+_KEYS_CELL = {"mixed": {"a", "test", "sign", "bound"}, "taylor": {"a", "test", "sign", "c0", "dev"},
+              "crossing": {"a", "test", "sign", "ends", "deriv", "refined"}}
+_KEYS_DERIV = {"c0", "dev", "sign"}
+_KEYS_REFINED = {"a", "prec", "psi", "rho"}
 
 
 # ==================================================================================================
@@ -526,7 +562,7 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
             "binding": {"retrial": rb["identity"], "power": pb["identity"], "telescoped": pb["telescoped"]},
             "lemmas": lemmas, "dps": dps, "prec": prec, "K": K,
             "small_end": found["small_end"], "large_end": found["large_end"], "cells": found["cells"],
-            "summary_psi": summary}
+            "summary_psi": summary, "unchecked_fields": list(UNCHECKED_FAST)}
     return _result(model_a, model_b, data, orient, time.perf_counter() - t0)
 
 
@@ -640,13 +676,29 @@ def _le_stored(fresh: arb, stored: str, what: str) -> Fraction:
     return v
 
 
+def _keys(d, expected: set, where: str) -> None:
+    """Reject a record whose fields are not exactly ``expected`` (a field the re-check does not know is
+    a field nobody checked)."""
+    _need(isinstance(d, dict), f"{where} must be an object")
+    extra, missing = set(d) - expected, expected - set(d)
+    _need(not extra, f"{where}: unknown field(s) {sorted(extra)} (not checked by the re-check)")
+    _need(not missing, f"{where}: missing field(s) {sorted(missing)}")
+
+
 def _check_models(data: dict, ret, pod):
+    _keys(data["models"], {"retrial", "power"}, "models")
     for key, m in (("retrial", ret), ("power", pod)):
         rec = data["models"][key]
+        _keys(rec, _KEYS_MODEL, f"models.{key}")
         _need(rec.get("fingerprint") == m.fingerprint(),
-              f"the certificate was made from another {key} definition (fingerprint {rec.get('fingerprint', '?')[:12]}... "
-              f"vs {m.fingerprint()[:12]}...)")
+              f"the certificate was made from another {key} definition (fingerprint {str(rec.get('fingerprint', '?'))[:12]}"
+              f"... vs {m.fingerprint()[:12]}...)")
         _need((rec.get("C"), rec.get("d")) == (int(m.C), int(m.d)), f"{key} parameters differ")
+        _need(rec.get("parameters") == _parameters(m),
+              f"{key} parameters differ: stored {rec.get('parameters')!r}, the model has {_parameters(m)!r}")
+        _need(rec.get("repr") == repr(m), f"{key} model differs: stored {rec.get('repr')!r}, got {m!r}")
+        _need(rec.get("class") == type(m).__name__,
+              f"{key} model class differs: stored {rec.get('class')!r}, got {type(m).__name__!r}")
 
 
 def verify_comparison(certificate: dict, model_a, model_b) -> CertifiedComparison:
@@ -716,6 +768,11 @@ def _verify_fast(data, model_a, model_b, t0):
     fast = _fast_models(model_a, model_b)
     _need(fast is not None, "the models are not a retrial-of-d / power-of-d pair")
     ret, pod, orient, rb, pb = fast
+    _keys(data, _KEYS_FAST | ({"provenance"} if "provenance" in data else set()), "certificate")
+    _need(data["unchecked_fields"] == list(UNCHECKED_FAST),
+          f"unchecked_fields must be exactly {list(UNCHECKED_FAST)} (every other field is re-checked), "
+          f"got {data['unchecked_fields']!r}")
+    _need(isinstance(data["symloss_version"], str), "symloss_version must be a string")
     _need(data.get("a_is") == ("retrial" if orient == 1 else "power"), "model order differs")
     _check_models(data, ret, pod)
     C, dt, d = rb["C"], rb["d"], pb["d"]
@@ -725,6 +782,9 @@ def _verify_fast(data, model_a, model_b, t0):
     dps, prec, K = int(data["dps"]), int(data["prec"]), int(data["K"])
     _need(5 <= dps <= 100000 and 64 <= prec <= 1 << 16 and 2 <= K <= 64, "parameters out of range")
     small, large, cells = data["small_end"], data["large_end"], data["cells"]
+    _keys(small, _KEYS_SMALL, "small_end")
+    _keys(large, _KEYS_LARGE, "large_end")
+    _need(isinstance(cells, list), "cells must be a list")
     with flint_prec(prec):
         # small end: recomputed from a_lo, must be identical, sign non-zero
         a_lo = parse_q(small["a_lo"])
@@ -733,6 +793,12 @@ def _verify_fast(data, model_a, model_b, t0):
         _need(fresh["sign"] != 0 and fresh["sign"] == small["sign"], "small-load end piece does not certify its sign")
         for key in ("exponent_retrial", "exponent_power"):
             _need(fresh[key] == small[key], f"small-load {key} differs")
+        for key in ("rho_lo", "constant", "power_remainder"):
+            _contains(small[key], parse_ball(fresh[key]), f"small-load {key}")
+        _need(isinstance(small["ret_remainder"], list) and len(small["ret_remainder"]) == len(fresh["ret_remainder"]),
+              "small-load ret_remainder has the wrong length")
+        for j, (st, fr) in enumerate(zip(small["ret_remainder"], fresh["ret_remainder"])):
+            _contains(st, parse_ball(fr), f"small-load ret_remainder[{j}]")
         _contains(small["bound"], parse_ball(fresh["bound"]), "small-load bound")
         b = parse_ball(small["bound"])
         _need((b > 0 and small["sign"] == 1) or (b < 0 and small["sign"] == -1), "small-load bound does not give its sign")
@@ -767,6 +833,11 @@ def _verify_cell(C, d, dt, K, cell, dps, i):
     x0, x1 = parse_q(cell["a"][0]), parse_q(cell["a"][1])
     A0, A1 = q_arb(x0), q_arb(x1)
     test, s = cell["test"], cell["sign"]
+    _need(test in _KEYS_CELL, f"cell {i}: unknown test {test!r}")
+    _keys(cell, _KEYS_CELL[test], f"cell {i}")
+    if test == "crossing":
+        _keys(cell["deriv"], _KEYS_DERIV, f"cell {i} deriv")
+        _keys(cell["refined"], _KEYS_REFINED, f"cell {i} refined")
     _need(s in (1, -1), f"cell {i}: sign must be +-1")
     if test == "mixed":
         L, U = psi_mixed(C, d, dt, A0, A1)

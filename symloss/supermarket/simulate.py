@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.random import child, seed_sequence
 from ..core.results import ResultMixin
-from ..core.stats import t_quantile
+from ..core.stats import ZeroObservationsWarning, t_quantile
 from ..core.validation import (
     BudgetError,
     boolean,
@@ -50,7 +50,9 @@ class SimulationResult(ResultMixin):
     ci : (float, float)
         95 % confidence interval for ``mean_queue_length`` by batch means: ``[warmup, t_end]`` is cut
         into ``batches`` equal time windows, and the interval is
-        :math:`\bar x \pm t_{0.975, B-1}\, s_B/\sqrt{B}` over the window averages.
+        :math:`\bar x \pm t_{0.975, B-1}\, s_B/\sqrt{B}` over the window averages; ``(0, inf)`` with a
+        :class:`~symloss.core.stats.ZeroObservationsWarning` when every window average is 0 (no task seen
+        after the warm-up: a zero-width interval would exclude any positive truth).
     """
     t: np.ndarray
     s: np.ndarray
@@ -334,8 +336,17 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
     stat[0] = 1.0
     bm = batch_area / (Nv * span / batches)
     mql = float(np.sum(area[1:]) / (Nv * span))
-    hw = t_quantile(batches - 1) * float(np.std(bm, ddof=1)) / math.sqrt(batches)
-    return SimulationResult(rec_t, s, stat, mql, (mql - hw, mql + hw), bm, Nv, d, lam, t_end, warmup,
+    if np.all(bm == 0.0):
+        # no task present in any window after the warm-up: a zero-width t interval would exclude every
+        # positive truth, and a queue length has no a-priori upper bound, so only the lower end is known
+        ci = (0.0, math.inf)
+        warnings.warn(f"simulate_supermarket: no task was present in any of the {batches} batch windows after the "
+                      "warm-up (every batch mean is 0); the interval of mean_queue_length is the one-sided (0, inf): "
+                      "raise t_end or N", ZeroObservationsWarning, stacklevel=2)
+    else:
+        hw = t_quantile(batches - 1) * float(np.std(bm, ddof=1)) / math.sqrt(batches)
+        ci = (mql - hw, mql + hw)
+    return SimulationResult(rec_t, s, stat, mql, ci, bm, Nv, d, lam, t_end, warmup,
                             bool(replace), graph.to_dict(), int(n_arr), int(n_dep), secs, final_queues=q,
                             method=method_text, dummy_events=int(n_dummy))
 

@@ -313,13 +313,12 @@ def test_certified_comparison_zero_threshold_is_written_out():
     assert "better at every load" in tex and strict_parse(tex) == []
 
 
-@pytest.mark.xfail(not issubclass(getattr(__import__("symloss.meanfield.certified", fromlist=["x"]),
-                                          "CertifiedComparison"), symloss.core.results.ResultMixin),
-                   reason="CertifiedComparison needs ResultMixin (a one-line change in certified.py, issue 26)",
-                   strict=True)
 def test_certified_comparison_has_the_mixin():
+    from symloss import PowerOfD, RetrialOfD, certified_comparison
     from symloss.meanfield.certified import CertifiedComparison
     assert issubclass(CertifiedComparison, symloss.core.results.ResultMixin)
+    tex = certified_comparison(RetrialOfD(3, 3), PowerOfD(3, 2), dps=15).to_latex()
+    assert r"\rho^*" in tex and "crossings" in tex and strict_parse(tex) == []
 
 
 def test_result_table_validation():

@@ -27,6 +27,7 @@ from .._common import (
     parse_range,
     parse_real,
     progress_bar,
+    refuse_unused,
     write_json,
     write_text,
 )
@@ -121,6 +122,8 @@ def _run_threshold(args) -> int:
     if dt <= d:
         raise CliError(f"--dt must be > --d (got d={d}, dt={dt}): for dt <= d power-of-d never blocks "
                        "more than retrial-of-dt, so there is no threshold")
+    if not args.certified:
+        refuse_unused(args, [("certificate", "--certificate")], "only with --certified")
     outs = outputs(args, "json")
     if getattr(args, "certified", False):
         return _run_threshold_certified(args, C, d, dt, dps, outs)
@@ -215,6 +218,8 @@ def _run_table(args) -> int:
         bad = [t for t in dts[d] if t <= d]
         if bad:
             raise CliError(f"--dt must give values > d; {args.dt!r} gives dt = {bad[0]} for d = {d}")
+    if not args.certified:
+        refuse_unused(args, [("certificates", "--certificates")], "only with --certified")
     outs = outputs(args, "json", "csv", "latex")
     if getattr(args, "certified", False):
         if "latex" in outs:
@@ -303,12 +308,23 @@ def _derive(args) -> int:
     C = parse_int(args.C, "--C", min_value=1, max_value=MAX_C)
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=MAX_D)
     n_series = parse_int(args.series, "--series", min_value=0, max_value=20)
-    width = parse_int(args.width, "--width", min_value=100, max_value=2000)
+    width = parse_int("300" if args.width is None else args.width, "--width", min_value=100, max_value=2000)
     max_degree = None if args.max_degree is None else \
         parse_int(args.max_degree, "--max-degree", min_value=1, max_value=10 ** 6)
-    max_seconds = parse_real(args.max_seconds, "--max-seconds", lower=0, lower_open=True, upper=86400)
+    max_seconds = parse_real("120" if args.max_seconds is None else args.max_seconds, "--max-seconds", lower=0,
+                             lower_open=True, upper=86400)
     if args.standalone and args.latex is None:
         raise CliError("--standalone is used with --latex (a whole LaTeX document)")
+    if args.latex is None:
+        refuse_unused(args, [("width", "--width")], "only with --latex (the line width of the LaTeX output)")
+    if n_series == 0:
+        refuse_unused(args, [("max_seconds", "--max-seconds")], "only by the expansions (--series >= 1)")
+    if args.policy == "jsq":
+        refuse_unused(args, [("no_eliminant", "--no-eliminant"), ("max_degree", "--max-degree")],
+                      "only by the eliminations, and --policy jsq has none")
+    elif args.no_eliminant and not (args.policy in ("retrial", "random") and (d or 1) > 1):
+        refuse_unused(args, [("max_degree", "--max-degree")], "only by the eliminations, and --no-eliminant skips "
+                      f"every elimination of --policy {args.policy}" + (f" with --d {d}" if d else ""))
     outs = outputs(args, "latex", "json")
     model = make_model(args.policy, C, d)
     Bsym = sp.Symbol("B", positive=True)
@@ -454,7 +470,7 @@ def register(sub) -> None:
     _model_options(p, rho=False, dps_default=None)
     add_output(p, "latex", "LaTeX display environments (amsmath)")
     p.add_argument("--standalone", action="store_true", help="with --latex: a whole document (pdflatex-ready)")
-    p.add_argument("--width", default="300",
+    p.add_argument("--width", default=None,
                    help="with --latex: target line width in points (default 300 for a 345pt single column; "
                         "about 220 for a two-column layout)")
     add_output(p, "json", "the equations as JSON (text and LaTeX)")
@@ -463,6 +479,6 @@ def register(sub) -> None:
                    help="refuse an elimination whose predicted degree (d^C for power-of-d, C(d-1)+1 for retrial) "
                         "exceeds this, before it starts (default: 48 for the eliminants, 128 for the relation in a)")
     p.add_argument("--series", default="2", help="number of terms of the expansions (0: none; default 2)")
-    p.add_argument("--max-seconds", default="120",
+    p.add_argument("--max-seconds", default=None,
                    help="wall-clock budget of each expansion in seconds (default 120)")
     p.set_defaults(func=_run_derive)

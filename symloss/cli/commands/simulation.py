@@ -21,6 +21,7 @@ from .._common import (
     parse_int,
     parse_load,
     parse_seed,
+    refuse_unused,
     write_json,
 )
 
@@ -54,8 +55,9 @@ def register(sub) -> None:
     p.add_argument("--warmup", default=None, help="warm-up events per replication (default: see symloss.simulate)")
     p.add_argument("--replications", default="1", help="independent replications (1: batch-means interval)")
     p.add_argument("--seed", default="0", help="seed of numpy.random.SeedSequence, integer >= 0 (default 0)")
-    p.add_argument("--sampling", choices=["with_replacement", "without_replacement"], default="with_replacement",
-                   help="finite-N sampling of retrial / power (default with_replacement)")
+    p.add_argument("--sampling", choices=["with_replacement", "without_replacement"], default=None,
+                   help="finite-N sampling of retrial / power (default with_replacement; random and jsq sample "
+                        "no servers, so it is refused there)")
     p.add_argument("--exact", action="store_true", help="also solve the exact occupancy-count chain")
     p.add_argument("--refined", action="store_true", help="also print the (refined) mean field B + V/N")
     add_output(p, "json", "the estimate (and --exact/--refined values) as JSON with provenance")
@@ -75,9 +77,9 @@ def register(sub) -> None:
     add_alias(q, "-N", dest="N")
     q.add_argument("--method", choices=["auto", "exact", "simulation"], default="auto",
                    help="exact chain (small N), simulation, or auto (default)")
-    q.add_argument("--events", default=None, help="events per replication of each simulation")
-    q.add_argument("--replications", default="8", help="replications per load (default 8)")
-    q.add_argument("--seed", default="0", help="seed, integer >= 0 (default 0)")
+    q.add_argument("--events", default=None, help="events per replication of each simulation (simulation only)")
+    q.add_argument("--replications", default=None, help="replications per load (simulation only; default 8)")
+    q.add_argument("--seed", default=None, help="seed, integer >= 0 (simulation only; default 0)")
     add_output(q, "json", "the threshold as JSON with provenance")
     add_progress(q)
     q.set_defaults(func=run_threshold)
@@ -100,22 +102,28 @@ def run_simulate(args) -> int:
     warmup = None if args.warmup is None else parse_int(args.warmup, "--warmup", min_value=0)
     reps = parse_int(args.replications, "--replications", min_value=1, max_value=100_000)
     seed = parse_seed(args.seed)
+    if policy in ("random", "jsq"):
+        refuse_unused(args, [("sampling", "--sampling")], f"only with --policy retrial or power (--policy {policy} "
+                      "samples no servers, so both conventions give the same chain)")
+    sampling = args.sampling or "with_replacement"
     outs = outputs(args, "json")
-    stages = ["simulation"] + (["exact chain"] if args.exact else []) + (["refined mean field"] if args.refined else [])
+    stages = (["refined mean field"] if args.refined else []) + (["exact chain"] if args.exact else []) + ["simulation"]
     exact = refined = None
     with Stages(args, stages, f"simulate {policy}") as st:
-        st.start(f"{events * reps:.3g} events")
-        r = symloss.simulate(policy, N=N, C=C, rho=float(rho), d=d, events=events, warmup=warmup,
-                             replications=reps, seed=seed, sampling=args.sampling)
-        st.done()
-        if args.exact:
-            st.start("exact chain")
-            exact = symloss.exact_finite_n(policy, N, C, float(rho), d, sampling=args.sampling)
-            st.done()
+        # the cheap companions first: the API's own checks (e.g. no refined mean field without replacement)
+        # refuse a combination before the long simulation runs
         if args.refined:
             st.start("refined mean field")
-            refined = symloss.refined_mean_field(policy, rho=float(rho), C=C, d=d, N=N)
+            refined = symloss.refined_mean_field(policy, rho=float(rho), C=C, d=d, N=N, sampling=sampling)
             st.done()
+        if args.exact:
+            st.start("exact chain")
+            exact = symloss.exact_finite_n(policy, N, C, float(rho), d, sampling=sampling)
+            st.done()
+        st.start(f"{events * reps:.3g} events")
+        r = symloss.simulate(policy, N=N, C=C, rho=float(rho), d=d, events=events, warmup=warmup,
+                             replications=reps, seed=seed, sampling=sampling)
+        st.done()
     if "json" in outs:
         data = {"simulation": r.to_dict(), "seed": seed}
         if exact is not None:
@@ -150,8 +158,18 @@ def run_threshold(args) -> int:
     if dt <= d:
         raise CliError(f"--dt must be > --d (got d={d}, dt={dt})")
     events = None if args.events is None else parse_events(args.events)
-    reps = parse_int(args.replications, "--replications", min_value=2, max_value=100_000)
-    seed = parse_seed(args.seed)
+    reps = parse_int("8" if args.replications is None else args.replications, "--replications", min_value=2,
+                     max_value=100_000)
+    seed = parse_seed("0" if args.seed is None else args.seed)
+    method = args.method
+    if method == "auto":        # the API's own rule (symloss.finite_n.threshold), resolved before any work
+        from ...finite_n.threshold import _exact_fits
+        method = "exact" if (_exact_fits(symloss.RetrialOfD(C, dt), N) and
+                             _exact_fits(symloss.PowerOfD(C, d), N)) else "simulation"
+    if method == "exact":
+        refuse_unused(args, [("events", "--events"), ("replications", "--replications"), ("seed", "--seed")],
+                      "only by the simulation method (the exact chain" +
+                      (" is used at this N with --method auto" if args.method == "auto" else " draws no sample") + ")")
     outs = outputs(args, "json")
     with Stages(args, ["threshold"], "finite-N threshold") as st:
         st.start(args.method)
@@ -165,5 +183,6 @@ def run_threshold(args) -> int:
     print(f"C={t.C} d={t.d} dt={t.dt} N={t.N}: threshold {t.threshold:.6g}, 95% CI ({t.ci[0]:.6g}, "
           f"{t.ci[1]:.6g}) [{t.method}]")
     print(f"refined mean field: {t.refined}; mean field: {t.mean_field}")
-    print(f"seed {seed}")
+    if t.method != "exact":
+        print(f"seed {seed}")
     return 0

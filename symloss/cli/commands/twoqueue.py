@@ -18,6 +18,7 @@ from .._common import (
     parse_dps,
     parse_int,
     parse_load,
+    refuse_unused,
     write_json,
     write_text,
 )
@@ -38,9 +39,14 @@ def _run(args) -> int:
     from ...core.provenance import provenance
     N = parse_int(_pick(args.N_pos, args.N, "--N"), "--N", min_value=1, max_value=100_000)
     rho_q = parse_load(_pick(args.rho_pos, args.rho, "--rho"))
-    dps = parse_dps(args.dps)
+    dps = parse_dps("30" if args.dps is None else args.dps)
     if args.latex is not None and args.method not in ("symbolic", "exact"):
         raise CliError("--latex needs --method exact or --method symbolic (p(m, n) as fractions)")
+    if args.method != "mp":     # TwoQueueJSQ.stationary_distribution reads dps only for method="mp"
+        refuse_unused(args, [("dps", "--dps")], f"only with --method mp (--method {args.method} "
+                      + ("is float64)" if args.method == "float" else "is exact)"))
+    if args.method == "symbolic":
+        refuse_unused(args, [("asymptotic", "--asymptotic")], "only at a numeric load (not with --method symbolic)")
     outs = outputs(args, "json", "latex")
     rho = rho_q if args.method in ("exact", "symbolic") else float(rho_q)
     model = TwoQueueJSQ(N, rho)
@@ -83,7 +89,7 @@ def register(sub) -> None:
                                                 "read exactly for --method exact/symbolic)")
     p.add_argument("--method", default="float", choices=["float", "mp", "exact", "symbolic"],
                    help="float (default), mp (DPS digits), exact (rationals) or symbolic (in rho)")
-    p.add_argument("--dps", default="30", help="digits for --method mp, integer in [5, 100000] (default 30)")
+    p.add_argument("--dps", default=None, help="digits for --method mp (only), integer in [5, 100000] (default 30)")
     p.add_argument("--asymptotic", action="store_true", help="also print the asymptotic approximations")
     add_output(p, "latex", "p(m, n) as LaTeX (with --method exact or symbolic)")
     add_output(p, "json", "the results as JSON with provenance")
