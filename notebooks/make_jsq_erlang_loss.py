@@ -126,8 +126,8 @@ print("checks:", "; ".join(law.checks))"""),
 The mean imbalance $E|m-n|$ of the two stations at $N = a\rho$, exact (float solution of the full chain,
 verified on its balance equations) and asymptotic (the regime's formulas with their $O(1/\rho)$
 corrections, `TwoQueueJSQ.asymptotic`), against $\rho$ on log-log axes; below, the relative error
-$|E_{\rm asympt}/E_{\rm exact} - 1|$ with the reference slope $\rho^{-2}$ ($\rho^{-1}$ at $a \sim 1/2$, where the
-corrections are $O(\rho^{-1/2})$). The errors of the whole joint law up to $\rho = 10^4$ are in the tables of
+$|E_{\rm asympt}/E_{\rm exact} - 1|$ with the least-squares line of its tail, labelled with the slope it has
+and the theory's ($-2$; $-1$ at $a \sim 1/2$, where the corrections are $O(\rho^{-1/2})$). The errors of the whole joint law up to $\rho = 10^4$ are in the tables of
 section 5."""),
     ("code", r"""def regime_figure(reg, a):
     exact, asym = [], []
@@ -139,7 +139,7 @@ section 5."""),
                                    ylabel=r"mean imbalance $E|m-n|$",
                                    labels=("exact", r"asymptotic, with the $O(1/\rho)$ terms"),
                                    reference_slope=-1 if reg == "a~1/2" else -2,
-                                   title=rf"regime {REG_TEX[reg]}: $N = {a:g}\,\rho$")
+                                   title=rf"regime {REG_TEX[reg]}: $N = {'' if a == 1 else f'{a:g}'}\,\rho$")
     name = reg.replace("/", "").replace("<", "lt").replace(">", "gt").replace("~", "eq")
     paths = plot.savefig(fig, FIG_DIR / f"twoqueue_{name}.pdf", formats=("pdf", "png"))
     plt.show()
@@ -211,22 +211,28 @@ $x = m/\rho$) and the balanced one ($4x^2$) at $m = \rho/4$; `asymptotic("margin
 it uniformly."""),
     ("code", r"""print("poles:", derivation.tail_poles())
 rho = 200 if SMALL else 800
-fig, ax = plt.subplots(figsize=plot.figure_size("double", 3.0), constrained_layout=True)
-for a, col in ((0.15, "C0"), (0.25, "C1"), (0.35, "C2")):
-    N = int(round(a * rho))
-    model = TwoQueueJSQ(N, float(rho))
-    ex = model.stationary_distribution().marginal_min()
-    tail = model.asymptotic("marginal_min_tail")
-    k = np.arange(N + 1)
-    sel = ex > 1e-300
-    ax.semilogy(N - k[sel], ex[sel], "-", color=col, lw=2, label=f"exact, a = {a}")
-    ax.semilogy(N - k[sel], tail[sel], "k:", lw=1)
-    print(f"a = {a}: max relative error of the uniform tail law {np.max(np.abs(tail[sel] / ex[sel] - 1)):.2e}")
-ax.plot([], [], "k:", label="uniform asymptotic (diagonal identity)")
-ax.set_xlabel(r"deficit $N - \min(m,n)$ of the less occupied station (servers)")
-ax.set_ylabel(r"probability $P(N - \min(m,n) = j)$")
-ax.set_title(rf"law of the less occupied station, $\rho$ = {rho} Erlang")
-plot.place_legend(ax, outside="right", fontsize=7)
+with plot.paper_rc():              # one font family, paper sizes: the style of every symloss.plot figure
+    fig, axes = plot.new_figure("double", 3.0)
+    ax = axes[0, 0]
+    probs = []
+    for a, col in ((0.15, "C0"), (0.25, "C1"), (0.35, "C2")):
+        N = int(round(a * rho))
+        model = TwoQueueJSQ(N, float(rho))
+        ex = model.stationary_distribution().marginal_min()
+        tail = model.asymptotic("marginal_min_tail")
+        k = np.arange(N + 1)
+        sel = ex > 1e-300
+        ax.semilogy(N - k[sel], ex[sel], "-", color=col, lw=1.6, label=f"exact, $a = {a}$")
+        ax.semilogy(N - k[sel], tail[sel], "k:", lw=0.9)
+        probs.append(ex[sel])
+        print(f"a = {a}: max relative error of the uniform tail law {np.max(np.abs(tail[sel] / ex[sel] - 1)):.2e}")
+    ax.plot([], [], "k:", lw=0.9, label="uniform asymptotic (diagonal identity)")
+    ax.set_xlabel(r"deficit $j = N - \min(m,n)$ of the less occupied station (servers)")
+    ax.set_ylabel(r"probability $P(N - \min(m,n) = j)$")
+    ax.set_title(rf"law of the less occupied station, $\rho = {rho}$ Erlang")
+    plot.cap_probability_axis(ax, np.concatenate(probs))     # a probability: the axis ends at 1
+    plot.place_legend(ax)
+    plot.finish_figure(fig)
 print([p.name for p in plot.savefig(fig, FIG_DIR / "twoqueue_quarter_boundary.pdf", formats=("pdf", "png"))])
 plt.show()"""),
 ]

@@ -63,7 +63,8 @@ EQ_MF = float(fp.mean_queue_length)"""),
 ("code", r"""sol = mf.ode(None, 15.0)
 fig = plot.trajectories(sol.t, {f"$s_{k}(t)$": sol.s[:, k] for k in range(1, 5)},
                         fixed={f"$s_{k}(t)$": float(fp.s[k]) for k in range(1, 5)},
-                        ylabel=r"tail fraction $s_k(t)$", title=rf"mean-field ODE from empty, $d = {D}$, $\lambda = {LAM}$")
+                        ylabel=r"tail fraction $s_k(t)$", probability=True,
+                        title=rf"mean-field ODE from empty, $d = {D}$, $\lambda = {LAM}$")
 plot.savefig(fig, FIG_DIR / "supermarket_ode.pdf", formats=("pdf", "png"))
 plt.show()"""),
 ("md", r"""## 2. Distance to the ODE as $N$ grows, per graph family

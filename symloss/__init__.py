@@ -70,6 +70,7 @@ _EXPORTS = {
     "finite_n_threshold": ".finite_n",
     "refined_mean_field": ".finite_n",
     "SimulationResult": ".finite_n",
+    "ZeroObservationsWarning": ".core.stats",
     "ExactFiniteNResult": ".finite_n",
     "RefinedMeanFieldResult": ".finite_n",
     "FiniteNThresholdResult": ".finite_n",

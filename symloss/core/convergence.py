@@ -879,6 +879,15 @@ def verify_global_convergence(model, data) -> str:
         raise TypeError(f"model must be a symloss MeanFieldModel, got {type(model).__name__}")
     if not isinstance(data, dict):
         _err("the certificate must be an object")
+    try:
+        return _verify_global_convergence(model, data)
+    except GlobalConvergenceCertificateError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ZeroDivisionError) as exc:
+        raise GlobalConvergenceCertificateError(f"malformed certificate ({type(exc).__name__}: {exc})") from None
+
+
+def _verify_global_convergence(model, data) -> str:
     if data["method"] != METHOD:
         _err(f"unknown certificate method {data['method']!r} (this version writes {METHOD!r})")
     if data["model"] != repr(model):

@@ -10,20 +10,29 @@ import numpy as np
 
 from ..core.validation import check_output_path
 
-__all__ = ["figure_size", "new_figure", "paper_style", "symlog_ticks", "tidy_log_axes", "place_legend",
-           "legend_overlaps_data", "savefig", "log10_values",
-           "float_values", "policy_label", "WIDTHS", "PAPER_RC"]
+__all__ = ["figure_size", "new_figure", "paper_style", "paper_rc", "tidy_log_axes", "place_legend",
+           "legend_overlaps_data", "legend_is_above", "savefig", "log10_values", "cap_probability_axis", "fit_labels",
+           "finish_figure", "float_values", "policy_label", "WIDTHS", "PAPER_RC", "FONT_FAMILY", "MATH_FONTSET"]
 
 #: Figure widths in inches: one column and two columns of a typical two-column journal page.
 WIDTHS = {"single": 3.5, "double": 7.2}
 
-#: matplotlib settings for print: small serif-free fonts, thin lines, no top/right spines.
+#: The one font family of every text of a figure (text and mathtext alike): STIX, a Times-like serif
+#: shipped with matplotlib, whose mathtext fontset draws the formulas in the same face.
+FONT_FAMILY = "STIXGeneral"
+MATH_FONTSET = "stix"
+
+#: matplotlib settings for print: one serif family (text and mathtext), small fonts, thin lines, no
+#: top/right spines, constrained layout.
 PAPER_RC = {
-    "font.size": 8.0, "axes.labelsize": 8.0, "axes.titlesize": 8.0, "legend.fontsize": 7.0,
+    "font.family": [FONT_FAMILY], "mathtext.fontset": MATH_FONTSET,
+    "axes.unicode_minus": True, "axes.formatter.use_mathtext": True,
+    "font.size": 8.0, "axes.labelsize": 8.0, "axes.titlesize": 8.0, "figure.titlesize": 8.0,
+    "legend.fontsize": 7.0, "legend.title_fontsize": 7.0,
     "xtick.labelsize": 7.0, "ytick.labelsize": 7.0, "lines.linewidth": 1.2, "lines.markersize": 3.5,
     "axes.linewidth": 0.6, "xtick.major.width": 0.6, "ytick.major.width": 0.6, "axes.spines.top": False,
     "axes.spines.right": False, "legend.frameon": False, "savefig.dpi": 300, "figure.dpi": 100,
-    "errorbar.capsize": 2.0, "mathtext.fontset": "cm", "axes.grid": False,
+    "errorbar.capsize": 2.0, "axes.grid": False, "figure.constrained_layout.use": True,
 }
 
 
@@ -79,18 +88,238 @@ def _style():
         yield
 
 
+def paper_rc():
+    """Context manager: matplotlib runs under :data:`PAPER_RC` (one font family, paper sizes) inside it.
+
+    For a figure drawn by hand beside the ones of :mod:`symloss.plot`: create the figure
+    (:func:`new_figure`), its artists, labels and legend inside the block (fonts are fixed when an
+    artist is created), then call :func:`finish_figure`.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Restores the previous settings on exit.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> with paper_rc():
+    ...     fig, axes = new_figure("single")
+    ...     _ = axes[0, 0].set_xlabel("load")
+    >>> axes[0, 0].xaxis.label.get_fontname()
+    'STIXGeneral'
+    """
+    return _style()
+
+
 def paper_style(fn):
     """Decorator: the whole figure function runs under :data:`PAPER_RC` (fonts are fixed when artists
-    are created, so the style must hold while labels and legends are made, not only for the figure)."""
+    are created, so the style must hold while labels and legends are made, not only for the figure);
+    the figure is finished with :func:`finish_figure` (log ticks, labels that would be clipped wrapped)."""
     import functools
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         with _style():
             fig = fn(*args, **kwargs)
-            tidy_log_axes(fig)
+            finish_figure(fig)
             return fig
     return wrapper
+
+
+def finish_figure(fig):
+    r"""Tidy a figure for print: readable log ticks (:func:`tidy_log_axes`), then every axis label or
+    title that would be longer than its axes wrapped onto more lines (:func:`fit_labels`).
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        ``fig`` itself.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> with paper_rc():
+    ...     fig, axes = new_figure("single")
+    ...     _ = axes[0, 0].plot([1, 10], [0.1, 0.5])
+    ...     _ = axes[0, 0].set_ylabel("a very long label " * 4)
+    ...     fig = finish_figure(fig)
+    >>> "\n" in axes[0, 0].get_ylabel()
+    True
+    """
+    with _style():
+        tidy_log_axes(fig)
+        _titles_over_legends(fig)
+        fit_labels(fig)
+    return fig
+
+
+def _titles_over_legends(fig) -> None:
+    """An axes title goes above a legend placed above the axes (its pad grows by the legend's height)."""
+    import matplotlib as mpl
+    renderer = _renderer(fig)     # a legend above is anchored on the axes' top: no new layout needed
+    for ax in fig.axes:
+        leg = ax.get_legend()
+        if leg is None or not ax.get_title() or not legend_is_above(ax, leg):
+            continue
+        h_pt = leg.get_window_extent(renderer).height * 72.0 / fig.dpi
+        ax.set_title(ax.get_title(), pad=float(mpl.rcParams["axes.titlepad"]) + h_pt + 1.0)
+
+
+def _split_points(text: str) -> list[int]:
+    """Indices of the spaces of ``text`` outside ``$...$`` (where a line may break)."""
+    out, in_math = [], False
+    for i, ch in enumerate(text):
+        if ch == "$" and (i == 0 or text[i - 1] != "\\"):
+            in_math = not in_math
+        elif ch == " " and not in_math:
+            out.append(i)
+    return out
+
+
+def _wrap_once(text: str) -> str | None:
+    """``text`` with its longest line broken at the space nearest its middle (None if it has none)."""
+    lines = text.split("\n")
+    j = max(range(len(lines)), key=lambda i: len(lines[i]))
+    line = lines[j]
+    pts = _split_points(line)
+    if not pts:
+        return None
+    k = min(pts, key=lambda i: abs(i - len(line) / 2))
+    lines[j:j + 1] = [line[:k].rstrip(), line[k + 1:].lstrip()]
+    return "\n".join(lines)
+
+
+def fit_labels(fig, *, max_lines: int = 3) -> None:
+    r"""Wrap every axis label longer than its axes (and every title wider than its axes, a figure
+    title wider than the figure) onto more lines, at spaces outside ``$...$``, so that nothing is
+    clipped by the figure's edge.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    max_lines : int
+        At most this many lines per label.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> with paper_rc():
+    ...     fig, axes = new_figure("single")
+    ...     _ = axes[0, 0].set_title("a title much too long for one column of a two-column page, really")
+    ...     fit_labels(fig)
+    >>> axes[0, 0].get_title().count("\n")
+    1
+    """
+    for _ in range(max_lines):
+        _layout(fig)
+        renderer = _renderer(fig)
+        changed = False
+        for ax in fig.axes:
+            axbb = ax.get_window_extent(renderer)
+            items = [(ax.xaxis.label, "w", axbb.width), (ax.yaxis.label, "h", axbb.height),
+                     (ax.title, "w", max(axbb.width, 0.9 * fig.bbox.width if len(fig.axes) == 1 else axbb.width))]
+            for txt, dim, span in items:
+                s = txt.get_text()
+                if not s or not txt.get_visible() or s.count("\n") + 1 >= max_lines:
+                    continue
+                bb = txt.get_window_extent(renderer)
+                if (bb.width if dim == "w" else bb.height) > span:
+                    new = _wrap_once(s)
+                    if new is not None:
+                        txt.set_text(new)
+                        changed = True
+        sup = getattr(fig, "_suptitle", None)
+        if sup is not None and sup.get_text() and sup.get_text().count("\n") + 1 < max_lines:
+            if sup.get_window_extent(renderer).width > 0.98 * fig.bbox.width:
+                new = _wrap_once(sup.get_text())
+                if new is not None:
+                    sup.set_text(new)
+                    changed = True
+        if not changed:
+            return
+
+
+def cap_probability_axis(ax, values=None) -> None:
+    """A probability's y axis ends at 1 (never 10^3): the top limit is set to at most 1.
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    values : array_like, optional
+        The plotted probabilities: a ``ValueError`` is raised when one of them exceeds 1 or is
+        negative (it is not a probability).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        When a value lies outside ``[0, 1]``.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig, axes = new_figure("single")
+    >>> ax = axes[0, 0]
+    >>> _ = ax.semilogy([1, 2, 3], [1e-6, 1e-3, 0.9])
+    >>> cap_probability_axis(ax)
+    >>> bool(ax.get_ylim()[1] <= 1)
+    True
+    """
+    if values is not None:
+        v = np.asarray(values, dtype=float)
+        v = v[np.isfinite(v)]
+        if v.size and (v.max() > 1.0 or v.min() < 0.0):
+            raise ValueError(f"a probability must lie in [0, 1]; got values from {v.min()!r} to {v.max()!r}")
+    lo, hi = ax.get_ylim()
+    if hi > 1.0:
+        if ax.get_yscale() == "log" and not lo < 1.0:
+            lo = 1e-3
+        ax.set_ylim(lo, 1.0)
+
+
+def _plain_tick(x, _pos=None) -> str:
+    """``0.5``, ``20`` (plain) between 10^-3 and 10^4, else ``$2\\times 10^{-5}$``."""
+    if x == 0:
+        return "$0$"
+    if 1e-3 <= abs(x) < 1e4:
+        return f"{x:g}"
+    e = int(math.floor(math.log10(abs(x)) + 1e-9))
+    m = x / 10.0 ** e
+    mant = "" if abs(round(m, 6) - 1) < 1e-6 else f"{m:g}\\times "
+    return f"${mant}10^{{{e}}}$"
+
+
+def _decade_ticks(axis, lo: float, hi: float, max_ticks: int = 7) -> None:
+    """Powers of ten at a round stride (1, 2, 3, 5, 10, 20, 25, 50, ... decades), aligned on 10^0."""
+    from matplotlib.ticker import FixedLocator, LogFormatterSciNotation, NullFormatter, NullLocator
+    elo = int(math.ceil(math.log10(lo) - 1e-9))
+    ehi = int(math.floor(math.log10(hi) + 1e-9))
+    exps = list(range(elo, ehi + 1))
+    for stride in (1, 2, 3, 5, 10, 20, 25, 50, 100, 200, 250, 500):
+        exps = [e for e in range(elo, ehi + 1) if e % stride == 0]
+        if len(exps) <= max_ticks:
+            break
+    if len(exps) < 2:
+        return
+    axis.set_major_locator(FixedLocator([10.0 ** e for e in exps]))
+    axis.set_major_formatter(LogFormatterSciNotation())
+    if stride == 1:
+        return
+    decades = [10.0 ** e for e in range(elo, ehi + 1)]
+    axis.set_minor_locator(FixedLocator(decades) if len(decades) <= 60 else NullLocator())
+    axis.set_minor_formatter(NullFormatter())
 
 
 def tidy_log_axes(fig) -> None:
@@ -105,62 +334,45 @@ def tidy_log_axes(fig) -> None:
             if scale != "log":
                 continue
             lo, hi = sorted(lim)
-            if lo <= 0 or not np.isfinite(lo) or not np.isfinite(hi) or math.log10(hi / lo) >= 2.0:
+            if lo <= 0 or not np.isfinite(lo) or not np.isfinite(hi):
                 continue
-            ticks = [m * 10.0 ** k for k in range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1)
-                     for m in (1, 2, 5) if lo <= m * 10.0 ** k <= hi]
-            if len(ticks) < 2:
-                ticks = [m * 10.0 ** k for k in range(int(math.floor(math.log10(lo))),
-                                                      int(math.ceil(math.log10(hi))) + 1)
-                         for m in range(1, 10) if lo <= m * 10.0 ** k <= hi]
+            if math.log10(hi / lo) >= 2.0:
+                _decade_ticks(axis, lo, hi)
+                continue
+            ks = range(int(math.floor(math.log10(lo))), int(math.ceil(math.log10(hi))) + 1)
+            ticks = []
+            for mants in ((1, 2, 5), (1, 2, 3, 5, 7), range(1, 10)):
+                ticks = [m * 10.0 ** k for k in ks for m in mants if lo <= m * 10.0 ** k <= hi]
+                if len(ticks) >= 3:
+                    break
+            if len(ticks) < 2:          # less than a factor 2 or so: evenly spaced round numbers
+                from matplotlib.ticker import MaxNLocator
+                ticks = [t for t in MaxNLocator(nbins=4, steps=[1, 2, 2.5, 5, 10]).tick_values(lo, hi)
+                         if lo <= t <= hi and t > 0]
             if len(ticks) < 2:
                 continue
             axis.set_major_locator(FixedLocator(ticks))
-            axis.set_major_formatter(FuncFormatter(lambda x, _p: f"{x:g}"))
+            axis.set_major_formatter(FuncFormatter(_plain_tick))
             axis.set_minor_formatter(NullFormatter())
-
-
-def symlog_ticks(ax, values, linthresh: float, *, max_pos: int = 4, max_neg: int = 3) -> None:
-    """Readable ticks on a symlog y axis: 0 and a few powers of ten on each side of it."""
-    from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    lo_exp = int(math.ceil(math.log10(linthresh)))
-    ticks = [0.0]
-    for sign, limit in ((1, max_pos), (-1, max_neg)):
-        side = v[v * sign > linthresh]
-        if side.size == 0:
-            continue
-        hi_exp = int(math.floor(math.log10(np.max(np.abs(side)))))
-        exps = list(range(lo_exp, hi_exp + 1))
-        if not exps:
-            continue
-        step = max(1, int(math.ceil(len(exps) / limit)))
-        chosen = exps[::-1][::step][::-1]
-        ticks.extend(sign * 10.0 ** e for e in chosen)
-
-    def fmt(x, _pos):
-        if x == 0:
-            return "$0$"
-        e = int(round(math.log10(abs(x))))
-        return f"${'-' if x < 0 else ''}10^{{{e}}}$"
-    ax.yaxis.set_major_locator(FixedLocator(sorted(ticks)))
-    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
-    ax.yaxis.set_minor_locator(NullLocator())
 
 
 def new_figure(width="single", height=None, *, nrows: int = 1, ncols: int = 1, sharex=False, aspect=None,
                gridspec_kw=None):
-    """A pyplot figure with ``constrained`` layout (room for legends outside the axes) and its axes.
+    """A pyplot figure in the paper style with ``constrained`` layout (every label, legend and title
+    inside the figure) and its axes.
 
     Parameters
     ----------
-    width, height, aspect :
+    width : {"single", "double"} or float
+        See :func:`figure_size`.
+    height : float, optional
         See :func:`figure_size`.
     nrows, ncols : int
         Panels.
     sharex : bool
         Share the x axis between panels.
+    aspect : float, optional
+        See :func:`figure_size`.
     gridspec_kw : dict, optional
         Passed to :func:`matplotlib.pyplot.subplots`.
 
@@ -168,6 +380,13 @@ def new_figure(width="single", height=None, *, nrows: int = 1, ncols: int = 1, s
     -------
     (Figure, numpy.ndarray of Axes)
         The axes as a 2-D array.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig, axes = new_figure("double", nrows=2)
+    >>> axes.shape, fig.get_layout_engine().__class__.__name__
+    ((2, 1), 'ConstrainedLayoutEngine')
     """
     import matplotlib.pyplot as plt
     size = figure_size(width, height, rows=nrows, aspect=aspect)
@@ -176,6 +395,17 @@ def new_figure(width="single", height=None, *, nrows: int = 1, ncols: int = 1, s
                                  gridspec_kw=gridspec_kw, squeeze=False)
     fig._symloss = {"width": width}
     return fig, axes
+
+
+def _layout(fig) -> None:
+    """Run the figure's layout engine (constrained layout: axes positions with room for every label),
+    without drawing the artists; a figure without an engine is drawn once instead."""
+    engine = fig.get_layout_engine()
+    if engine is None:
+        fig.draw_without_rendering()
+        return
+    _renderer(fig)
+    engine.execute(fig)
 
 
 def _renderer(fig):
@@ -289,22 +519,65 @@ def legend_overlaps_data(ax, legend=None, *, pad: float = 1.0) -> bool:
 _LOCATIONS = ("upper right", "upper left", "lower left", "lower right", "center right", "center left",
               "upper center", "lower center")
 
+#: Largest share of the axes area a legend inside the axes may cover.
+MAX_LEGEND_SHARE = 0.25
 
-def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, title: str | None = None, **kw):
-    """Put the legend where it covers no data.
 
-    The first of the usual corners that is free (checked with :func:`legend_overlaps_data` on the
-    drawn figure), otherwise outside the axes (right of a wide figure, below a narrow one).
+def _legend_share(ax, legend, renderer) -> float:
+    bb = legend.get_window_extent(renderer)
+    axbb = ax.get_window_extent(renderer)
+    return (bb.width * bb.height) / max(axbb.width * axbb.height, 1e-9)
+
+
+def legend_is_above(ax, legend=None) -> bool:
+    """Whether the legend lies above the axes (outside them, over the top spine).
+
+    Parameters
+    ----------
+    ax : matplotlib.axes.Axes
+    legend : matplotlib.legend.Legend, optional
+        Default: the axes' legend.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig, axes = new_figure("single")
+    >>> _ = axes[0, 0].plot([0, 1], [0, 1], label="diagonal")
+    >>> legend_is_above(axes[0, 0], place_legend(axes[0, 0], outside="above"))
+    True
+    """
+    legend = legend or ax.get_legend()
+    if legend is None:
+        return False
+    renderer = _renderer(ax.figure)
+    return bool(legend.get_window_extent(renderer).y0 >= ax.get_window_extent(renderer).y1 - 1.0)
+
+
+def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, title: str | None = None,
+                 max_share: float = MAX_LEGEND_SHARE, **kw):
+    """Put the legend where it covers no data and takes no large share of the figure.
+
+    Inside the axes: the first of the usual corners that is free (checked with
+    :func:`legend_overlaps_data` on the drawn figure) where the legend covers at most ``max_share``
+    of the axes area; otherwise above the axes, in rows as wide as the axes (as many columns as fit).
 
     Parameters
     ----------
     ax : matplotlib.axes.Axes
     ncol : int, optional
-        Columns of the legend.
-    outside : {None, "right", "below"}
-        Force a place outside the axes.
+        Columns of the legend (inside; above, the most that fit in the axes' width by default).
+    outside : {None, "above", "right", "below"}
+        Force a place outside the axes: ``"above"`` (the default when no corner is free), or, only
+        when asked for, ``"right"`` / ``"below"`` (a legend right of the axes takes much of a figure's
+        width).
     title : str, optional
         Legend title.
+    max_share : float
+        Largest share of the axes area an inside legend may cover (default 0.25).
     **kw
         Passed to :meth:`matplotlib.axes.Axes.legend`.
 
@@ -312,6 +585,11 @@ def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, tit
     -------
     matplotlib.legend.Legend or None
         None when the axes have no labelled artists.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``outside``.
 
     Examples
     --------
@@ -322,6 +600,8 @@ def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, tit
     >>> legend_overlaps_data(axes[0, 0])
     False
     """
+    if outside not in (None, "above", "right", "below"):
+        raise ValueError(f"outside must be None, 'above', 'right' or 'below', got {outside!r}")
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
@@ -330,22 +610,45 @@ def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, tit
         kw["title"] = title
     fig = ax.figure
     if outside is None:
+        old = ax.get_legend()
+        if old is not None:
+            old.remove()
+        _layout(fig)        # the layout once: a legend inside the axes does not change it
+        renderer = _renderer(fig)
         for loc in _LOCATIONS:
             leg = ax.legend(handles, labels, loc=loc, ncol=ncol or 1, **kw)
-            fig.draw_without_rendering()
-            if not legend_overlaps_data(ax, leg):
+            if _legend_share(ax, leg, renderer) <= max_share and not legend_overlaps_data(ax, leg):
                 return leg
             leg.remove()
-        w_in = fig.get_size_inches()[0]
-        outside = "right" if w_in >= 5 else "below"
     if outside == "right":
-        leg = ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=ncol or 1, **kw)
-    elif outside == "below":
-        width_in = fig.get_size_inches()[0]
-        leg = ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.24),
-                        ncol=ncol or min(2 if width_in < 5 else 4, len(handles)), **kw)
-    else:
-        raise ValueError(f"outside must be None, 'right' or 'below', got {outside!r}")
+        return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), ncol=ncol or 1, **kw)
+    if outside == "below":
+        return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.24),
+                         ncol=ncol or min(2 if fig.get_size_inches()[0] < 5 else 4, len(handles)), **kw)
+    return _legend_above(ax, handles, labels, ncol, kw)
+
+
+def _legend_above(ax, handles, labels, ncol, kw):
+    """The legend above the axes, centred, in as many columns as fit in the axes' width."""
+    fig = ax.figure
+    kw = {**kw, "borderaxespad": 0.2, "columnspacing": 1.2, "handletextpad": 0.5}
+    n = len(handles)
+    renderer = _renderer(fig)
+    width = ax.get_window_extent(renderer).width
+    if ncol:
+        c = ncol
+    else:       # widest entry, from a one-column legend: as many columns as fit in the axes' width
+        probe = ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=1, **kw)
+        col_w = probe.get_window_extent(renderer).width
+        probe.remove()
+        sep = kw["columnspacing"] * probe._fontsize * fig.dpi / 72.0
+        c = max(1, min(n, int((width + sep) // max(col_w + sep, 1.0))))
+    while True:
+        leg = ax.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=c, **kw)
+        if ncol or c == 1 or leg.get_window_extent(renderer).width <= width:
+            break
+        leg.remove()
+        c -= 1
     return leg
 
 
@@ -420,7 +723,13 @@ def policy_label(model) -> str:
     Returns
     -------
     str
-        ``retrial-of-2``, ``power-of-3``, ``random routing``, ``JSQ`` (never a Python repr).
+        ``retrial-of-2``, ``power-of-3``, ``random routing``, ``JSQ``, else the model's ``name``
+        (never a Python repr).
+
+    Raises
+    ------
+    TypeError
+        When ``model`` is neither a str nor an object with a non-empty str ``name``.
 
     Examples
     --------
@@ -428,7 +737,13 @@ def policy_label(model) -> str:
     >>> policy_label(symloss.PowerOfD(2, 3)), policy_label("jsq")
     ('power-of-3', 'JSQ')
     """
-    name = getattr(model, "name", model)
+    if isinstance(model, str):
+        name = model
+    else:
+        name = getattr(model, "name", None)
+        if not isinstance(name, str) or not name:
+            raise TypeError(f"a legend label needs a model with a 'name' (or a str label), got a "
+                            f"{type(model).__name__}")
     d = getattr(model, "d", None)
     if name == "retrial":
         return f"retrial-of-{d}" if d is not None else "retrial-of-$d$"

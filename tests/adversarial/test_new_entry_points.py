@@ -1,0 +1,82 @@
+"""Bad input for the entry points added in issues 21, 25 and 26 (finite-N rational functions and
+thresholds, global convergence certificates, count symbols, the zero-observation warning): each is
+refused with a TypeError/ValueError naming the argument before any work; each valid call is checked
+against an independent value (M/M/1/1: B = rho/(1+rho) at any N with random routing)."""
+import warnings
+from fractions import Fraction
+
+import pytest
+from adversarial_strategies import covers
+
+import symloss
+from symloss import (PowerOfD, RandomRouting, RetrialOfD, blocking_rational_function, certified_finite_n_threshold,
+                     certify_global_convergence, count_symbols, verify_global_convergence)
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@covers("blocking_rational_function", "BlockingRationalFunction")
+def test_blocking_rational_function_input_and_value():
+    m = RandomRouting(1)
+    r = blocking_rational_function(m, 3)
+    assert isinstance(r, symloss.BlockingRationalFunction)
+    for rho in (Fraction(1, 3), Fraction(2), Fraction(7, 2)):
+        p = sum(int(c) * rho ** i for i, c in enumerate(r.P))
+        q = sum(int(c) * rho ** i for i, c in enumerate(r.Q))
+        assert p / q == rho / (1 + rho)
+    for bad, exc, what in ((0, ValueError, "N"), (2.5, TypeError, "N"), (True, TypeError, "N")):
+        with pytest.raises(exc, match=what):
+            blocking_rational_function(m, bad)
+    with pytest.raises(TypeError, match="MeanFieldModel"):
+        blocking_rational_function("power", 2)
+    with pytest.raises(ValueError, match="sampling"):
+        blocking_rational_function(m, 2, "bogus")
+    with pytest.raises(ValueError, match="max_states"):
+        blocking_rational_function(PowerOfD(5, 2), 10 ** 6)
+
+
+@covers("certified_finite_n_threshold", "CertifiedFiniteNThreshold")
+def test_certified_finite_n_threshold_input():
+    m = RandomRouting(1)
+    with pytest.raises(ValueError, match="identical"):
+        certified_finite_n_threshold(m, m, 2)
+    with pytest.raises(ValueError, match="N must be an integer >= 1"):
+        certified_finite_n_threshold(RetrialOfD(2, 3), PowerOfD(2, 2), -1)
+    with pytest.raises(ValueError, match="digits"):
+        certified_finite_n_threshold(RetrialOfD(2, 3), PowerOfD(2, 2), 2, digits=0)
+    r = certified_finite_n_threshold(RetrialOfD(2, 4), PowerOfD(2, 3), 3, digits=6)
+    assert isinstance(r, symloss.CertifiedFiniteNThreshold)
+
+
+@covers("certify_global_convergence", "verify_global_convergence", "GlobalConvergenceResult")
+def test_global_convergence_input_and_recheck():
+    m = RandomRouting(1)
+    for kw, exc, what in (({"rho": -1}, ValueError, "rho"), ({"rho": float("nan")}, ValueError, "rho"),
+                          ({"rho": "x"}, TypeError, "rho"), ({"rho": 1, "rho_lo": 1, "rho_hi": 2}, ValueError, "not both"),
+                          ({"rho_lo": 3, "rho_hi": 2}, ValueError, "rho_hi")):
+        with pytest.raises(exc, match=what):
+            certify_global_convergence(m, **kw)
+    with pytest.raises(TypeError, match="MeanFieldModel"):
+        certify_global_convergence("power")
+    r = certify_global_convergence(m)
+    assert isinstance(r, symloss.GlobalConvergenceResult) and r.status == "PROVED"
+    assert verify_global_convergence(m, r.certificate) == "PROVED"
+    for bad in ({"x": 1}, "junk"):
+        with pytest.raises(ValueError, match="certificate"):
+            verify_global_convergence(m, bad)
+
+
+@covers("count_symbols")
+def test_count_symbols_input():
+    assert len(count_symbols(PowerOfD(3, 2))) == 3
+    for bad in ("power", 3, None):
+        with pytest.raises(TypeError, match="MeanFieldModel"):
+            count_symbols(bad)
+
+
+@covers("ZeroObservationsWarning")
+def test_zero_observations_warning_is_public():
+    """No loss observed at light load: a one-sided bound that contains the truth, with the warning."""
+    with pytest.warns(symloss.ZeroObservationsWarning):
+        r = symloss.simulate("random", N=10, C=6, rho=0.3, events=20000, seed=1)
+    assert r.blocking == 0 and r.ci[0] == 0 and r.ci[1] > 7.5e-7     # E(6, 0.3) = 7.50e-7
