@@ -316,7 +316,6 @@ class DefinitionKey:
 
 _STATE_MEMO: dict = {}
 _FINGERPRINTS: dict = {}
-_DEF_METHODS = ("transitions", "blocking_expr", "invariants", "parameter_values")
 
 
 class _derived:
@@ -515,10 +514,11 @@ class MeanFieldModel(ClearsCachesOnAssignment):
             If the definition is inconsistent.
         """
         cls = type(self)
-        quick = (cls,) + tuple(getattr(cls, m, None) for m in _DEF_METHODS)
         memo = self.__dict__.get("_identity")
-        if memo is not None and len(memo[0]) == len(quick) and all(a is b for a, b in zip(memo[0], quick)):
-            return memo[1]
+        if (memo is not None and memo[0] is cls and memo[1] is cls.transitions and memo[2] is cls.blocking_expr
+                and memo[3] is cls.invariants and memo[4] is cls.parameter_values):
+            return memo[5]
+        quick = (cls, cls.transitions, cls.blocking_expr, cls.invariants, cls.parameter_values)
         skey = state_key(self, CACHE_ATTRIBUTES)
         key = _STATE_MEMO.get(skey) if skey is not None else None
         if key is None:
@@ -527,7 +527,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
                 if len(_STATE_MEMO) > 4096:
                     _STATE_MEMO.clear()
                 _STATE_MEMO[skey] = key
-        self.__dict__["_identity"] = (quick, key)
+        self.__dict__["_identity"] = quick + (key,)
         return key
 
     def _derive_definition(self) -> DefinitionKey:
