@@ -20,8 +20,8 @@ a simplex in the gaps :math:`t_k = u_k - u_{k+1} \ge 0`, :math:`\sum_{k=0}^C t_k
 occupancy state :math:`t_k = x_k`).
 
 The three conditions (each a sign statement about polynomials in :math:`(u, \rho)` on
-:math:`D \times (0, \infty)`)
-------------------------------------------------------------------------------------------------------
+:math:`D \times (0, \infty)`):
+
 (a) *cooperative*: every off-diagonal entry :math:`\partial g_i / \partial u_j` is :math:`\ge 0` on
     :math:`D`;
 (b) *D forward invariant*: on each face :math:`t_k = 0` of :math:`D` the drift of the gap,
@@ -149,8 +149,8 @@ class GlobalConvergenceResult:
     ----------
     status : str
         ``"PROVED"`` (all three conditions certified), ``"FAILED"`` (a condition fails: exact witness;
-        :attr:`failed_condition` names it) or ``"UNDECIDED"`` (a condition is not certified, or the
-        method does not apply: :attr:`failed_condition` is ``"a"``, ``"b"``, ``"c"``, ``"order"`` or
+        ``failed_condition`` names it) or ``"UNDECIDED"`` (a condition is not certified, or the
+        method does not apply: ``failed_condition`` is ``"a"``, ``"b"``, ``"c"``, ``"order"`` or
         ``"polynomial"``).
     model : str
         ``repr`` of the model.

@@ -313,13 +313,23 @@ class Quantity:
             raise ValueError(f"Quantity {self.key!r}: kind must be one of {', '.join(_KINDS)}, got {self.kind!r}")
 
     def header(self) -> str:
-        """The LaTeX of the name (``$...$`` for a math name, escaped text otherwise)."""
+        """The LaTeX of the name (``$...$`` for a math name, escaped text otherwise).
+
+        Returns
+        -------
+        str
+        """
         if self.latex is None:
             return escape_text(self.key.replace("_", " "))
         return f"${self.latex}$"
 
     def math_header(self) -> str:
-        """The name in math mode (``\\text{...}`` for a text name)."""
+        """The name in math mode (``\\text{...}`` for a text name).
+
+        Returns
+        -------
+        str
+        """
         if self.latex is None:
             return r"\text{" + escape_text(self.key.replace("_", " ")) + "}"
         return self.latex
@@ -637,6 +647,11 @@ def format_quantity(q: Quantity, value, digits=None, *, source=None) -> tuple[st
     Returns
     -------
     (str, bool) or None
+
+    Examples
+    --------
+    >>> format_quantity(Quantity("blocking", "B", "number"), 0.123456789, 4)
+    ('0.1235', True)
     """
     kind = q.kind
     if q.bounds is not None and source is not None:
@@ -881,6 +896,12 @@ def result_repr_latex(obj, *, digits=None, columns=None, quantities=None) -> str
     -------
     str
         ``$$\begin{array}{ll} ... \end{array}$$``.
+
+    Examples
+    --------
+    >>> from symloss import RetrialOfD
+    >>> result_repr_latex(RetrialOfD(2, 2).fixed_point(1, dps=20), columns=["blocking"])
+    '$$\\begin{array}{ll}\\text{FixedPointResult} & \\\\ \\hline B & 0.067558952178453145217\\end{array}$$'
     """
     digits = _check_digits(digits)
     qs = _select(_declared(obj, quantities), columns, f"{type(obj).__name__}._repr_latex_")
@@ -925,7 +946,7 @@ class ResultMixin:
         r"""The result for a paper: a two-column table (quantity, value) of its key quantities.
 
         The key quantities are the class's ``latex_quantities`` declaration (name -> ``(LaTeX math name,
-        kind)``, see :class:`~symloss.core.paper.Quantity`), else the scalar results of ``to_dict()``
+        kind)``, see :class:`~symloss.core.results.Quantity`), else the scalar results of ``to_dict()``
         without the internals (wall times, precisions, certificates, residuals, methods). Numbers are
         in math mode, rounded to ``digits`` significant digits (default: the digits the result
         carries); an enclosure prints only its certified digits; a status prints its label (PROVED,

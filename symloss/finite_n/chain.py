@@ -413,7 +413,7 @@ def count_symbols(model) -> tuple:
 
     They carry the assumptions ``nonnegative=True, integer=True``; a symbol of the same name without
     them is a different SymPy symbol (the error then names both sets of assumptions). Use the
-    symbols returned here, or :data:`symloss.RHO` for the load.
+    symbols returned here, or ``symloss.RHO`` for the load.
 
     Parameters
     ----------

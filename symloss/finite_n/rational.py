@@ -228,7 +228,7 @@ def sturm_count(seq, lo, hi) -> int:
     Parameters
     ----------
     seq : list of flint.fmpz_poly
-        From :func:`sturm_sequence`.
+        From ``sturm_sequence``.
     lo : flint.fmpq
         Left end (the polynomial must not vanish there).
     hi : flint.fmpq or "inf"
@@ -536,6 +536,11 @@ def blocking_rational_function(model, N, sampling="with_replacement", *, max_sta
         If a transition of non-zero rate leaves the state space.
     ArithmeticError
         If the interpolated polynomials miss the check point (cannot happen when the degree bound holds).
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the finite-N study).
 
     Examples
     --------
@@ -957,6 +962,11 @@ def certified_finite_n_threshold(model_a, model_b, N, sampling="with_replacement
         As :func:`blocking_rational_function`, or ``digits`` out of range.
     ValueError
         If the two blockings are identical (no sign structure to prove).
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the finite-N study).
 
     Examples
     --------

@@ -129,9 +129,9 @@ class CertifiedComparison(ResultMixin):
     seconds: float = 0.0
 
     #: the quantities of its paper-mode LaTeX (:meth:`~symloss.core.results.ResultMixin.to_latex`)
-    latex_quantities = {"models": (None, "text"), "count": (r"\text{crossings}", "integer"),
-                        "sign_at_zero": (r"\operatorname{sign}(B_a-B_b),\ \rho\to 0", "integer"),
-                        "sign_at_infinity": (r"\operatorname{sign}(B_a-B_b),\ \rho\to\infty", "integer"),
+    latex_quantities = {"count": (r"\text{crossings}", "integer"),
+                        "sign_at_zero": (r"\operatorname{sign}(B_a-B_b) \text{ as } \rho\to 0", "integer"),
+                        "sign_at_infinity": (r"\operatorname{sign}(B_a-B_b) \text{ as } \rho\to\infty", "integer"),
                         "threshold": (r"\rho^*", "threshold")}
 
     def holds_everywhere(self, sign: int) -> bool:
@@ -464,8 +464,9 @@ def _lemmas(C, d, dt) -> dict:
                          "(telescoped recursion, positive terms)"}
 
 
-def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = None, K: int = _DEFAULT_K,
-                         K_end: int = _DEFAULT_K_END, method: str = "auto") -> CertifiedComparison:
+def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = None, K: int | None = None,
+                         K_end: int | None = None, K_end_max: int | None = None,
+                         method: str = "auto") -> CertifiedComparison:
     r"""Certified sign of :math:`B_a(\rho) - B_b(\rho)` for every load :math:`\rho > 0`: every
     crossing isolated (exactly one in each interval, width :math:`\le 10^{-dps}`), their number, the
     sign on each piece, the threshold, and a certificate for :func:`verify_comparison`.
@@ -479,9 +480,16 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     dps : int
         Width of each crossing interval: at most ``10^-dps`` (default 30).
     prec : int, optional
-        Working precision in bits of the cell tests (default 160).
-    K, K_end : int
-        Orders of the Taylor models in the middle cells and at the large-load end (default 8).
+        Working precision in bits of the cell tests (default 160 on the fast path, 128 on the generic
+        one).
+    K, K_end : int, optional
+        Fast path: orders of the Taylor models in the middle cells and at the large-load end (default
+        8). Generic path: ``K`` does not apply (refused), ``K_end`` is the first number of exact series
+        terms of the end pieces (default 12).
+    K_end_max : int, optional
+        Generic path: the most exact series terms an end piece may take when the two blockings agree
+        to high order at rho -> 0 or oo (default 48, at most 64; the budget's error names it). Refused
+        on the fast path.
     method : {"auto", "fast", "generic"}
         ``"auto"``: the fast path when it applies, else the generic one; ``"generic"`` forces the
         generic path (small models only: it is much slower); ``"fast"`` raises ``ValueError`` when
@@ -519,10 +527,9 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     """
     t0 = time.perf_counter()
     dps = check_dps(dps)
-    if prec is None:
-        prec = _DEFAULT_PREC
-    for name, v, lo in (("prec", prec, 64), ("K", K, 2), ("K_end", K_end, 2)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+    given = {"prec": prec, "K": K, "K_end": K_end, "K_end_max": K_end_max}
+    for name, v, lo in (("prec", prec, 64), ("K", K, 2), ("K_end", K_end, 2), ("K_end_max", K_end_max, 2)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < lo):
             raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
     if method not in ("auto", "fast", "generic"):
         raise ValueError(f"method must be 'auto', 'fast' or 'generic', got {method!r}")
@@ -538,11 +545,21 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
         if method == "fast":
             raise ValueError(f"{model_a!r} and {model_b!r} are not a retrial-of-d / power-of-d pair (fast path)")
         from .certified_generic import generic_comparison
+        if K is not None:
+            raise ValueError(f"K={K!r} applies to the retrial-of-d / power-of-d fast path only; {model_a!r} and "
+                             f"{model_b!r} take the generic path (use K_end / K_end_max for its end pieces)")
+        kw = {k: v for k, v in given.items() if v is not None and k != "K"}
         try:
-            return generic_comparison(model_a, model_b, dps=dps, t0=t0)
+            return generic_comparison(model_a, model_b, dps=dps, t0=t0, **kw)
         except ArithmeticError as exc:
             _raise_if_coincide(model_a, model_b, exc)
             raise
+    if K_end_max is not None:
+        raise ValueError(f"K_end_max={K_end_max!r} applies to the generic path only (its end series); the "
+                         f"retrial-of-d / power-of-d fast path has closed-form end pieces")
+    prec = _DEFAULT_PREC if prec is None else prec
+    K = _DEFAULT_K if K is None else K
+    K_end = _DEFAULT_K_END if K_end is None else K_end
     ret, pod, orient, rb, pb = fast
     C, dt, d = rb["C"], rb["d"], pb["d"]
     if C == 1 and d == dt:

@@ -3,7 +3,8 @@ mean-field models (user definitions included), from their own stationary equatio
 
 Middle loads :math:`[\rho_{lo}, \rho_{hi}]`
 --------------------------------------------
-Dyadic cells of loads. On each cell, for each model, a certified tube around its fixed-point branch
+Cells of loads with dyadic end points (step control on the relative width: grown after a decided
+cell, shrunk after an undecided one). On each cell, for each model, a certified tube around its fixed-point branch
 (:func:`symloss.core.certify.enclose_interval`: parametric Krawczyk test with the load as an
 interval parameter, in :math:`y = \log x`), with enclosures of :math:`\log B` and of
 :math:`d\log B/d\log\rho` (implicit differentiation in ball arithmetic); at every cell end point a
@@ -28,7 +29,17 @@ test on :math:`H(w, t) = F(S(t) + t^{K+1}w, t)/t^{K+1}` over :math:`t \in [0, t_
 models (:class:`~symloss.meanfield.taylor.ExactTM`) and the first non-zero coefficient of
 :math:`B_a - B_b` gives its sign on :math:`(0, t_{hi}]`. A point box at the junction load contained
 both in the end tube and in the middle branch's point box there links the end branch to the middle
-one (each box holds exactly one zero, so the three branches meet in one solution).
+one (each box holds exactly one zero, so the three branches meet in one solution); containment in
+the end tube's slice is decided in exact rational arithmetic (the slice is an exact box).
+
+The order ``K`` follows the pair: ``K_end, 2 K_end, ...`` until the exact Taylor polynomials of the
+two blockings differ (two more terms are then taken), up to the budget ``K_end_max``
+(:class:`SeriesBudgetError` names it; e.g. the blockings of ``hybrid(3, 2, 2)`` of ``docs/models.md``
+and of ``PowerOfD(3, 3)`` start at orders 28 and 39). The Krawczyk test of the remainder uses one box
+``W`` for all of ``[0, t_hi]`` but may test it on 1, 4 or 16 equal sub-intervals, each with its own
+preconditioner; the sign of the leading term is likewise enclosed on up to 64 sub-intervals (the
+counts are stored and re-checked). Junction loads are tried from the middle of the load axis
+outwards (``rho = 1, 1/2, ...`` and ``2, 4, ...``): an end piece that holds further in replaces cells.
 
 Uniqueness
 ----------
@@ -43,6 +54,8 @@ recorded in the certificate (the fast path proves uniqueness for the shipped pol
 """
 from __future__ import annotations
 
+import bisect
+import math
 import time
 from fractions import Fraction
 
@@ -56,6 +69,7 @@ from ..core.certify import (
     UNIQUENESS_MAX_DIM,
     NonUniqueFixedPointError,
     StateSpace,
+    _continue,
     _float_inverse,
     fixed_point_uniqueness,
     verify_uniqueness,
@@ -73,11 +87,29 @@ from ..core.precision import PrecisionError, flint_prec
 from .enclosures import _dec, ball_str, parse_ball, parse_q, q_arb, q_str
 from .taylor import ExactTM
 
-__all__ = ["FORMAT_GENERIC", "end_branch", "generic_comparison", "verify_generic"]
+__all__ = ["FORMAT_GENERIC", "SeriesBudgetError", "end_branch", "generic_comparison", "verify_generic"]
 
 FORMAT_GENERIC = "symloss.comparison/generic/1"
 _PREC = 128
 _MAX_DEPTH = 22
+#: Default budget of exact series terms at each end (``K_end_max``), and the largest one a certificate
+#: may use (the re-check refuses larger orders).
+_K_END_MAX = 48
+_K_END_CAP = 64
+
+
+#: Numbers of equal sub-intervals of ``[0, t_hi]`` tried for the remainder test and the end sign (each
+#: with its own preconditioner / its own range evaluation).
+_PIECES = (1, 4, 16)
+
+
+def _pieces(v) -> int:
+    _need(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 256, f"bad number of pieces {v!r}")
+    return v
+
+
+class SeriesBudgetError(ArithmeticError):
+    """The exact series of the two blockings at one end agree to the order the budget allows."""
 _ASSUMPTION = ("each model's stationary fixed point is unique: the comparison is of the fixed-point branches "
                "enclosed here (continuous on (0, oo)); not certified by the generic path")
 
@@ -201,13 +233,35 @@ class _PolySystem:
             for j in range(n):
                 v = arb(0)
                 for c, ex, te in self.jac[i][j]:
-                    p = arb(c) * T ** te
+                    p = arb(c) * _ipow(T, te)
                     for xk, a in zip(X, ex):
                         if a:
-                            p *= xk ** a
+                            p *= _ipow(xk, a)
                     v += p
                 M[i, j] = v
         return M
+
+
+def _ipow(x: arb, a: int) -> arb:
+    """``x ** a`` for an integer ``a >= 0`` and any ball ``x``. (python-flint's ``arb ** int`` is the
+    real power ``exp(a log x)``: NaN for a ball that contains 0 in its interior, e.g. the remainder box
+    of a state component whose series vanishes to the order taken, such as ``u_3 ~ rho^13`` of
+    ``PowerOfD(3, 3)`` at small load.)"""
+    if a == 0:
+        return arb(1)
+    if a == 1:
+        return x
+    if x >= 0:
+        return x ** a
+    if x <= 0:
+        return (-x) ** a if a % 2 == 0 else -((-x) ** a)
+    ax = abs(x)                                 # [0, |x|]: the power of a non-negative ball is finite
+    ev = ax ** a if a % 2 == 0 else x * ax ** (a - 1)
+    if not ev.is_finite():
+        ev = x
+        for _ in range(a - 1):
+            ev = ev * x
+    return ev
 
 
 def _trunc(p, N):
@@ -257,43 +311,63 @@ class _EndModel:
             raise ArithmeticError("the exact series did not converge")
         return xs
 
-    def remainder(self, xs, K, t_hi: Fraction, W=None):
+    def remainder(self, xs, K, t_hi: Fraction, W=None, pieces: int = 1):
         """Krawczyk box ``W`` for ``x = S(t) + t^(K+1) w`` on ``t in [0, t_hi]`` (or check a given
-        ``W``); returns ``(W, margin)`` or raises ``ValueError``."""
+        ``W``), one box for the whole interval, tested on ``pieces`` equal sub-intervals of
+        ``[0, t_hi]``, each with its own preconditioner (the inverse of ``F_x`` at ``t = 0`` on the
+        first, at the middle of the sub-interval on the others): the Krawczyk image of ``W`` lies in
+        its interior for every ``t`` of every sub-interval, so for every ``t`` in ``[0, t_hi]`` ``W``
+        holds exactly one zero of ``H(., t)``. Returns ``(W, margin)`` or raises ``ValueError``."""
         n = self.ps.n
-        T = arb(0).union(q_arb(t_hi))
         Fex = self.ps.series_values(xs, None)
-        R = []
+        tails = []
         for f in Fex:
             cs = f.coeffs()
             if any(c != 0 for c in cs[:K + 1]):
                 raise ArithmeticError("F(S(t), t) is not divisible by t^(K+1)")
-            R.append(arb_poly([arb(c) for c in cs[K + 1:]])(T) if len(cs) > K + 1 else arb(0))
-        ST = [arb_poly([arb(c) for c in s.coeffs()])(T) if s.coeffs() else arb(0) for s in xs]
-        eps = T ** (K + 1)
-        Y = _float_inverse(arb_mat([[arb(float(self._j0(i, j))) for j in range(n)] for i in range(n)]))
-        if Y is None:
-            raise ValueError("singular end-point Jacobian")
+            tails.append(arb_poly([arb(c) for c in cs[K + 1:]]) if len(cs) > K + 1 else None)
+        polys = [arb_poly([arb(c) for c in s.coeffs()]) if s.coeffs() else None for s in xs]
         I = arb_mat([[arb(1) if i == j else arb(0) for j in range(n)] for i in range(n)])
-        YR = Y * arb_mat([[r] for r in R])
+        segs = []
+        for j in range(pieces):
+            lo, hi = t_hi * j / pieces, t_hi * (j + 1) / pieces
+            T = q_arb(lo).union(q_arb(hi))
+            R = [p_(T) if p_ is not None else arb(0) for p_ in tails]
+            ST = [p_(T) if p_ is not None else arb(0) for p_ in polys]
+            if j == 0:
+                Jm = arb_mat([[arb(float(self._j0(i, k))) for k in range(n)] for i in range(n)])
+            else:
+                tm = q_arb((lo + hi) / 2)
+                Jm = self.ps.jac_arb([arb((p_(tm) if p_ is not None else arb(0)).mid()) for p_ in polys], tm)
+                Jm = arb_mat([[arb(float(Jm[i, k].mid())) for k in range(n)] for i in range(n)])
+            Y = _float_inverse(Jm)
+            if Y is None:
+                raise ValueError("singular end-point Jacobian")
+            segs.append((T, ST, T ** (K + 1), Y, Y * arb_mat([[r] for r in R])))
         given = W is not None
         if W is None:
-            W = [arb(0, (2 * abs(YR[i, 0]).upper() + arb(2) ** -100).upper()) for i in range(n)]
+            W = [arb(0, (2 * max(abs(sg[4][i, 0]).upper() for sg in segs) + arb(2) ** -100).upper())
+                 for i in range(n)]
         for _ in range(1 if given else 12):
-            X = [ST[i] + eps * W[i] for i in range(n)]
-            Hw = self.ps.jac_arb(X, T)
-            K_ = -YR + (I - Y * Hw) * arb_mat([[w] for w in W])
-            ok = all(abs(K_[i, 0]) < W[i].rad() for i in range(n))
+            dev = [arb(0)] * n                         # the largest |K_i| over the sub-intervals
+            for T, ST, eps, Y, YR in segs:
+                X = [ST[i] + eps * W[i] for i in range(n)]
+                Hw = self.ps.jac_arb(X, T)
+                K_ = -YR + (I - Y * Hw) * arb_mat([[w] for w in W])
+                for i in range(n):
+                    a_ = abs(K_[i, 0])
+                    dev[i] = a_ if not a_.is_finite() or not dev[i].is_finite() else arb(max(dev[i].upper(), a_.upper()))
+            ok = all(dev[i].is_finite() and dev[i] < W[i].rad() for i in range(n))
             if ok:
-                margin = max(float((abs(K_[i, 0]).upper() / W[i].rad()).mid()) for i in range(n))
+                margin = max(float((dev[i].upper() / W[i].rad()).mid()) for i in range(n))
                 return W, margin
-            if given:
+            if given or not all(d.is_finite() for d in dev):
                 break
             # epsilon inflation component by component: a component that already contracts keeps its
             # radius (doubling every component keeps a coupled component's ratio K_i / W_i fixed:
             # RandomRouting(2) never contracted at either end)
-            W = [arb(0, max(W[i].rad() * (1 if abs(K_[i, 0]) < W[i].rad() else 2),
-                            (abs(K_[i, 0]).upper() * arb(1.5)).upper()).upper()) for i in range(n)]
+            W = [arb(0, max(W[i].rad() * (1 if dev[i] < W[i].rad() else 2),
+                            (dev[i].upper() * arb(1.5)).upper()).upper()) for i in range(n)]
         raise ValueError("no Krawczyk box for the remainder of the end series")
 
     def _j0(self, i, j):
@@ -313,16 +387,65 @@ class _EndModel:
         return out, comps
 
 
-def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction):
-    """Exact series (order ``K``) and certified remainder box of ``model``'s branch at ``end``;
-    returns a dict with the data a certificate stores (and the Taylor models)."""
-    em = _EndModel(model, end, x_guess)
-    xs = em.series(K)
-    W, margin = em.remainder(xs, K, t_hi)
+    def blocking_series(self, xs, K):
+        """Exact Taylor polynomial (order ``K``) of the blocking along the series ``xs``."""
+        out = fmpq_poly([])
+        for c, ex in self.ps.blocking:
+            term = fmpq_poly([c])
+            for j, a in enumerate(ex):
+                for _ in range(a):
+                    term = _trunc(term * xs[j], K)
+            out += term
+        return _trunc(out, K)
+
+
+def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction, *, _em=None, _xs=None):
+    """Exact series (order ``K``) and certified remainder box of ``model``'s branch at ``end``.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A smooth model with Laurent-polynomial rates and a polynomial blocking.
+    end : {"zero", "infinity"}
+        The end of the load axis (``t = rho`` or ``t = 1/rho``).
+    x_guess : sequence of float
+        The limit state at ``t = 0`` (rounded to a rational with denominator <= 1000, checked exactly).
+    K : int
+        Order of the exact series.
+    t_hi : Fraction
+        The remainder is certified for ``t in [0, t_hi]``.
+
+    Returns
+    -------
+    dict
+        The data a certificate stores (``x0``, ``series``, ``W``, ``margin``) and, under keys starting
+        with ``_``, the Taylor model of the blocking and the internal objects.
+
+    Raises
+    ------
+    ValueError
+        When the limit state is not rational or not regular, or no Krawczyk box is found.
+    """
+    em = _EndModel(model, end, x_guess) if _em is None else _em
+    if _xs is not None and any(x.degree() > K for x in _xs):
+        raise ValueError(f"the given series exceed the order K = {K}")
+    xs = em.series(K) if _xs is None else _xs
+    err = None
+    for pieces in _PIECES:
+        try:
+            W, margin = em.remainder(xs, K, t_hi, pieces=pieces)
+            W_txt = [ball_str(w, 12) for w in W]
+            W = [parse_ball(w) for w in W_txt]       # the box as stored and re-checked
+            margin = em.remainder(xs, K, t_hi, W=W, pieces=pieces)[1]
+            break
+        except ValueError as exc:
+            err = exc
+    else:
+        raise err
     B, _comps = em.blocking_tm(xs, W, K, t_hi)
     return {"x0": [q_str(Fraction(int(v.p), int(v.q))) for v in em.x0],
             "series": [[q_str(Fraction(int(c.p), int(c.q))) for c in s.coeffs()] for s in xs],
-            "W": [ball_str(w, 12) for w in W], "margin": margin, "_B": B, "_em": em, "_xs": xs, "_W": W}
+            "W": W_txt, "pieces": pieces, "margin": margin, "_B": B, "_em": em, "_xs": xs, "_W": W}
 
 
 # ==================================================================================================
@@ -386,11 +509,35 @@ class _Generic:
         self.dps, self.prec = dps, prec
         self.points: dict = {}
         self._guess: dict = {}
+        self._end_pre: dict = {}
+        self._float_guesses: dict = {}                 # key -> (sorted log loads, float starts)
 
     def guess(self, key, rho: Fraction):
+        """A start (``y = log x``) for the ball Newton iterations at ``rho``: float continuation from
+        the nearest load already visited (within a factor 2), else :func:`start_point` (a start
+        only: every box is certified by its own Krawczyk test)."""
         k = (key, rho)
         if k not in self._guess:
-            self._guess[k] = start_point(self.models[key], rho)
+            y = None
+            lr = math.log(rho)
+            logs, ys = self._float_guesses.setdefault(key, ([], []))
+            i = bisect.bisect_left(logs, lr)
+            near = [j for j in (i - 1, i) if 0 <= j < len(logs) and abs(logs[j] - lr) <= math.log(2)]
+            if near:
+                j = min(near, key=lambda j: abs(logs[j] - lr))
+                try:
+                    y = _continue(self.models[key].compiled, ys[j], logs[j], lr)
+                    if not np.all(np.isfinite(y)):
+                        y = None
+                except (ArithmeticError, ValueError, np.linalg.LinAlgError):
+                    y = None
+            if y is None:
+                y = start_point(self.models[key], rho)
+            self._guess[k] = y
+            if isinstance(y, np.ndarray):
+                i = bisect.bisect_left(logs, lr)
+                logs.insert(i, lr)
+                ys.insert(i, y)
         return self._guess[k]
 
     def point(self, rho: Fraction, prec=None, delta=None):
@@ -416,33 +563,50 @@ class _Generic:
     def test_cell(self, r0: Fraction, r1: Fraction):
         prec = self.prec
         tubes = {}
+        rm = (r0 + r1) / 2
         for key, m in self.models.items():
-            rm = (r0 + r1) / 2
-            tubes[key] = enclose_interval(m, r0, r1, prec=prec, y_mid=self.guess(key, rm))
+            y0, y1 = self.guess(key, r0), self.guess(key, r1)
+            if isinstance(y0, np.ndarray) and isinstance(y1, np.ndarray) and (key, rm) not in self._guess:
+                # a start only (the tube is certified by its own Krawczyk test): the chord between
+                # the end points' starts, in log-load
+                s_ = (math.log(rm) - math.log(r0)) / (math.log(r1) - math.log(r0))
+                y_mid = (1 - s_) * y0 + s_ * y1
+            else:
+                y_mid = self.guess(key, rm)
+            tubes[key] = enclose_interval(m, r0, r1, prec=prec, y_mid=y_mid)
         p0, p1 = self.point(r0), self.point(r1)
         with flint_prec(prec):
             for key in ("a", "b"):
                 e = tubes[key]
                 if not (self._inside(p0[key]["box"], e.slice(r0)) and self._inside(p1[key]["box"], e.slice(r1))):
                     return None
-            LBd = tubes["a"].log_blocking - tubes["b"].log_blocking
-            dD = tubes["a"].dlog_blocking - tubes["b"].dlog_blocking
+            # decide from the numbers as stored (outward-rounded text, parsed back), exactly as
+            # :func:`verify_generic` re-derives the sign: a margin lost in the rounding of the
+            # stored text makes the cell undecided here, not a certificate its re-check refuses
+            trec = {k: _tube_record(t) for k, t in tubes.items()}
+            base = {"rho": [q_str(r0), q_str(r1)], "tubes": trec}
+            LBd = parse_ball(trec["a"]["LB"]) - parse_ball(trec["b"]["LB"])
+            dD = parse_ball(trec["a"]["dLB"]) - parse_ball(trec["b"]["dLB"])
+            D0, D1 = (self._stored_D(p) for p in (p0, p1))
             L = q_arb(r1).log() - q_arb(r0).log()
-            base = {"rho": [q_str(r0), q_str(r1)], "tubes": {k: _tube_record(t) for k, t in tubes.items()}}
             if LBd > 0 or LBd < 0:
                 return dict(base, test="interval", sign=1 if LBd > 0 else -1, D=ball_str(LBd))
-            from_left = p0["D"] + dD * arb(0).union(L)
-            from_right = p1["D"] - dD * arb(0).union(L)
+            from_left = D0 + dD * arb(0).union(L)
+            from_right = D1 - dD * arb(0).union(L)
             for name, v in (("left", from_left), ("right", from_right)):
                 if v > 0 or v < 0:
                     return dict(base, test="mean", sign=1 if v > 0 else -1, side=name, dD=ball_str(dD),
-                                Dend=ball_str(p0["D"] if name == "left" else p1["D"]))
-            s0 = 1 if p0["D"] > 0 else (-1 if p0["D"] < 0 else 0)
-            s1 = 1 if p1["D"] > 0 else (-1 if p1["D"] < 0 else 0)
+                                Dend=ball_str(D0 if name == "left" else D1))
+            s0 = 1 if D0 > 0 else (-1 if D0 < 0 else 0)
+            s1 = 1 if D1 > 0 else (-1 if D1 < 0 else 0)
             if s0 and s1 and s0 != s1 and (dD > 0 or dD < 0):
-                return dict(base, test="crossing", sign=s1, dD=ball_str(dD),
-                            ends=[ball_str(p0["D"]), ball_str(p1["D"])])
+                return dict(base, test="crossing", sign=s1, dD=ball_str(dD), ends=[ball_str(D0), ball_str(D1)])
         return None
+
+    def _stored_D(self, pt):
+        """``log B_a - log B_b`` from a point's stored record (as :func:`verify_generic` reads it)."""
+        rec = _point_record(pt, self.prec)
+        return parse_ball(rec["a"]["LB"]) - parse_ball(rec["b"]["LB"])
 
     def refine(self, r0: Fraction, r1: Fraction, s1: int):
         """Bisection with point boxes to a bracket of width <= 10^-dps."""
@@ -478,32 +642,68 @@ class _Generic:
                         "prec": pp}
         return {"lo": out["lo"], "hi": out["hi"], "rho": [_dec(lo, self.dps + 8, down=True), _dec(hi, self.dps + 8, down=False)]}
 
-    def end(self, end: str, rho_j: Fraction, K: int):
-        """End piece at ``end`` joining at the load ``rho_j``."""
+    def end_order(self, end: str, rho_j: Fraction, K: int, K_max: int):
+        """The order of the exact series at ``end``: the smallest of ``K, 2K, 4K, ..., K_max`` at
+        which the exact Taylor polynomials of the two blockings differ, plus two terms (capped at
+        ``K_max``); returns ``(order, {key: (_EndModel, series)})``. Raises :class:`SeriesBudgetError`
+        when they agree to order ``K_max``."""
+        ems = {}
+        for key, m in self.models.items():
+            ems[key] = _EndModel(m, end, _limit_guess(m, end, self.guess(key, rho_j)))
+        k = min(K, K_max)
+        while True:
+            xs = {key: em.series(k) for key, em in ems.items()}
+            diff = ems["a"].blocking_series(xs["a"], k) - ems["b"].blocking_series(xs["b"], k)
+            if not diff.is_zero():
+                lead = next(i for i, c in enumerate(diff.coeffs()) if c != 0)
+                use = min(max(K, lead + 2), K_max)
+                if use > k:                              # the series to order ``use`` (not a truncation)
+                    xs = {key: em.series(use) for key, em in ems.items()}
+                else:                                    # the Taylor polynomial of order ``use``
+                    xs = {key: [_trunc(x, use) for x in v] for key, v in xs.items()}
+                return use, {key: (ems[key], xs[key]) for key in ems}
+            if k >= K_max:
+                where = "0" if end == "zero" else "oo"
+                raise SeriesBudgetError(
+                    f"the exact Taylor series of the two blockings at rho -> {where} agree to order {K_max} "
+                    f"(series budget K_end_max = {K_max} of symloss.meanfield.certified_generic.generic_comparison; "
+                    f"pass a larger K_end_max, at most {_K_END_CAP}, to certify the sign of B_a - B_b at this end)")
+            k = min(2 * k, K_max)
+
+    def end(self, end: str, rho_j: Fraction, K: int, K_max: int | None = None, rho_guess: Fraction | None = None):
+        """End piece at ``end`` joining at the load ``rho_j`` (series order chosen by
+        :meth:`end_order`, the limit state found from the branch at ``rho_guess``, default
+        ``rho_j``; both computed once per end)."""
         t_hi = rho_j if end == "zero" else 1 / rho_j
+        if end not in self._end_pre:
+            self._end_pre[end] = self.end_order(end, rho_j if rho_guess is None else rho_guess, K,
+                                                K if K_max is None else K_max)
+        K, pre = self._end_pre[end]
         rec = {"end": end, "rho_join": q_str(rho_j), "t_hi": q_str(t_hi), "K": K, "models": {}}
         tms = {}
         for key, m in self.models.items():
-            y = self.guess(key, rho_j)
-            x_guess = _limit_guess(m, end, y)
-            br = end_branch(m, end, x_guess, K, t_hi)
+            em, xs = pre[key]
+            br = end_branch(m, end, None, K, t_hi, _em=em, _xs=xs)
             tms[key] = br
             rec["models"][key] = {k: v for k, v in br.items() if not k.startswith("_")}
         D = tms["a"]["_B"] - tms["b"]["_B"]
         m_, _c = D.leading()
-        if m_ is None:
+        if m_ is None:                                   # not reached: end_order found a difference
             raise ArithmeticError(f"the blockings agree to order {K} at rho -> {end}")
-        sr = D.scaled_range(m_)
-        sign = 1 if sr > 0 else (-1 if sr < 0 else 0)
+        for pieces in _PIECES + (64,):
+            sr = _scaled_range(D, m_, t_hi, pieces)
+            sign = 1 if sr > 0 else (-1 if sr < 0 else 0)
+            if sign:
+                break
         if not sign:
             raise ArithmeticError("end piece: the sign of the leading term is not certified on the whole end interval")
         rec["D"] = {"coefficients": [q_str(Fraction(int(c.p), int(c.q))) for c in D.c], "m": m_,
-                    "scaled": ball_str(sr, 12), "sign": sign}
+                    "scaled": ball_str(sr, 12), "sign": sign, "pieces": pieces}
         # link: a point box at the junction inside the end tube (x-space)
         link = {}
         for key, m in self.models.items():
             br = tms[key]
-            Xe = _end_slice(br["_xs"], br["_W"], K, t_hi)
+            W_st = [parse_ball(w) for w in rec["models"][key]["W"]]      # the stored boxes (as re-checked)
             ok = False
             for p in (self.prec, 2 * self.prec, 4 * self.prec):
                 dl = 2.0 ** (-(p // 2))
@@ -512,7 +712,7 @@ class _Generic:
                 with flint_prec(p):
                     box = _canon_box(box)
                     xb = [b.exp() for b in box]
-                    if all(x.contains(v) for x, v in zip(Xe, xb)) and all(
+                    if _in_end_slice(br["_xs"], W_st, K, t_hi, xb) and all(
                             mb.contains(b) for mb, b in zip(mid_box, box)):
                         ok = True
                         link[key] = {"center": [_exact_str(b) for b in box], "delta": [_exact_str(arb(b.rad())) for b in box],
@@ -522,6 +722,53 @@ class _Generic:
                 raise ArithmeticError(f"end piece at {end}: the junction point box is not inside the end tube")
         rec["link"] = link
         return rec, sign
+
+
+def _arb_bounds(x: arb):
+    """Exact rational end points ``(mid - rad, mid + rad)`` of a ball."""
+    m = _arf_fraction(x)
+    r = _arf_fraction(arb(x.rad()))
+    return m - r, m + r
+
+
+def _arf_fraction(x: arb) -> Fraction:
+    man, exp = x.mid().man_exp()
+    man, exp = int(man), int(exp)
+    return Fraction(man) * Fraction(2) ** exp
+
+
+def _in_end_slice(xs, W, K, t_hi: Fraction, xb) -> bool:
+    """Whether the balls ``xb`` lie inside the exact end-tube slice ``S(t_hi) + t_hi^(K+1) W`` (an
+    exact rational box: ``S`` has rational coefficients, ``t_hi`` is rational and the balls ``W``
+    have dyadic mid-points and radii), decided in exact arithmetic. (Containment in a ball
+    *enclosure* of the slice, as before, is not a proof that the box lies in the slice.)"""
+    tk = t_hi ** (K + 1)
+    for s, w, b in zip(xs, W, xb):
+        if not b.is_finite():
+            return False
+        c = sum((Fraction(int(q.p), int(q.q)) * t_hi ** i for i, q in enumerate(s.coeffs())), Fraction(0))
+        wl, wh = _arb_bounds(w)
+        bl, bh = _arb_bounds(b)
+        if not (c + tk * wl <= bl and bh <= c + tk * wh):
+            return False
+    return True
+
+
+def _scaled_range(D: ExactTM, m: int, t_hi: Fraction, pieces: int) -> arb:
+    """Ball enclosing ``D(t) / t^m`` for ``t`` in ``(0, t_hi]``: the hull of its enclosures on
+    ``pieces`` equal sub-intervals (``D.scaled_range(m)`` on one; several reduce the overestimation
+    of the polynomial's range over a wide interval)."""
+    if pieces == 1:
+        return D.scaled_range(m)
+    if any(c != 0 for c in D.c[:m]):
+        raise ValueError(f"coefficients below order {m} do not all vanish")
+    poly = arb_poly([arb(c) for c in D.c[m:]]) if D.c[m:] else None
+    out = None
+    for j in range(pieces):
+        T = q_arb(t_hi * j / pieces).union(q_arb(t_hi * (j + 1) / pieces))
+        v = (poly(T) if poly is not None else arb(0)) + T ** (D.K + 1 - m) * D.R
+        out = v if out is None else out.union(v)
+    return out
 
 
 def _end_slice(xs, W, K, t_hi):
@@ -563,17 +810,53 @@ def _point_record(pt, prec: int = _PREC) -> dict:
 
 
 def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_end: int = 12,
-                       rho_range=(Fraction(1, 8), None), t0=None):
-    """The generic path (module docstring); returns a
-    :class:`~symloss.meanfield.certified.CertifiedComparison`."""
+                       K_end_max: int = _K_END_MAX, rho_range=(Fraction(1, 8), None), t0=None):
+    """The generic path (module docstring).
+
+    Parameters
+    ----------
+    model_a, model_b : MeanFieldModel
+        Smooth models with Laurent-polynomial rates (terms form) and polynomial blockings.
+    dps : int
+        Width of each crossing interval: at most ``10^-dps``.
+    prec : int
+        Working precision in bits of the cell tests.
+    K_end : int
+        Smallest order of the exact series at each end.
+    K_end_max : int
+        Series budget at each end: the order is raised (``K_end, 2 K_end, ...``) until the two
+        blockings' exact series differ, up to ``K_end_max`` terms (at most 64).
+    rho_range : (Fraction, Fraction or None)
+        First junction loads of the end pieces (moved outwards when an end piece fails).
+
+    Returns
+    -------
+    CertifiedComparison
+
+    Raises
+    ------
+    ValueError
+        When ``K_end`` or ``K_end_max`` is out of range, a model is not smooth or has several fixed
+        points at a load of the tiling.
+    SeriesBudgetError
+        (an ``ArithmeticError``) When the two blockings agree to order ``K_end_max`` at an end.
+    ArithmeticError
+        When an end piece or a cell cannot be certified.
+    """
     from .certified import CertifiedComparison, Crossing, _version
     t0 = time.perf_counter() if t0 is None else t0
+    for name, v in (("K_end", K_end), ("K_end_max", K_end_max)):
+        if isinstance(v, bool) or not isinstance(v, int) or not 2 <= v <= _K_END_CAP:
+            raise ValueError(f"{name} must be an integer in [2, {_K_END_CAP}], got {v!r}")
+    if K_end_max < K_end:
+        raise ValueError(f"K_end_max must be >= K_end = {K_end}, got {K_end_max!r}")
     for m in (model_a, model_b):
         _check_generic_model(m)
     if len(model_a.variables) > 12 or len(model_b.variables) > 12:
         raise ValueError("the generic certified comparison handles at most 12 state variables per model")
     g = _Generic(model_a, model_b, dps, prec)
     C = max(int(getattr(model_a, "C", 1) or 1), int(getattr(model_b, "C", 1) or 1))
+    default_range = Fraction(rho_range[0]) == Fraction(1, 8) and rho_range[1] is None
     rho_lo = Fraction(rho_range[0])
     rho_hi = Fraction(rho_range[1]) if rho_range[1] is not None else Fraction(2) ** ((4 * C).bit_length())
     # uniqueness at the dyadic loads of the tiling, before the search (a model with several fixed
@@ -587,43 +870,33 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
         return out
     for key in uniq:
         _uniqueness_at_loads(g.models[key], dyadic(rho_lo, rho_hi), uniq[key], key)
-    zero = inf = None
-    errs = []
-    for _ in range(8):
-        try:
-            zero = g.end("zero", rho_lo, K_end)
-            break
-        except (ValueError, ArithmeticError, PrecisionError) as exc:
-            errs.append(str(exc))
-            rho_lo /= 2
-    for _ in range(8):
-        try:
-            inf = g.end("infinity", rho_hi, K_end)
-            break
-        except (ValueError, ArithmeticError, PrecisionError) as exc:
-            errs.append(str(exc))
-            rho_hi *= 2
-    if zero is None or inf is None:
-        raise ArithmeticError("generic end piece not certified: " + "; ".join(errs[-2:]))
+    def end_piece(end, candidates):
+        errs = []
+        for rho_j in candidates:
+            try:
+                return g.end(end, rho_j, K_end, K_end_max, rho_guess=rho_lo if end == "zero" else rho_hi), rho_j
+            except SeriesBudgetError:
+                raise                                   # moving the junction does not change the series
+            except (ValueError, ArithmeticError, PrecisionError) as exc:
+                errs.append((str(exc), rho_j))
+        msgs = list(dict.fromkeys(e for e, _r in errs))
+        where = "0" if end == "zero" else "oo"
+        loads = ", ".join(q_str(r) for _e, r in errs)
+        raise ArithmeticError(f"generic end piece at rho -> {where} not certified at any of the junction loads "
+                              f"{loads}: " + "; ".join(msgs))
+    # junction loads: from the middle of the load axis outwards (an end piece that holds further in
+    # saves the cells between; one that fails costs one remainder test)
+    inner = max(Fraction(1), rho_lo) if default_range else rho_lo
+    zero_c = [inner / 2 ** k for k in range(64) if inner / 2 ** k >= rho_lo / 2 ** 7]
+    zero, rho_j0 = end_piece("zero", zero_c)
+    start_hi = max(2 * rho_j0, Fraction(2)) if default_range else rho_hi
+    inf_c = [start_hi * 2 ** k for k in range(0, 64) if start_hi * 2 ** k <= rho_hi * 2 ** 7]
+    inf, rho_j1 = end_piece("infinity", inf_c)
+    rho_lo, rho_hi = rho_j0, rho_j1
     edges = dyadic(rho_lo, rho_hi)
     for key in uniq:
         _uniqueness_at_loads(g.models[key], edges, uniq[key], key)
-    stack = [(edges[i], edges[i + 1], 0) for i in range(len(edges) - 1)][::-1]
-    cells = []
-    while stack:
-        x0, x1, depth = stack.pop()
-        try:
-            cell = g.test_cell(x0, x1)
-        except (PrecisionError, ValueError, ZeroDivisionError):
-            cell = None
-        if cell is None:
-            if depth >= _MAX_DEPTH:
-                raise ArithmeticError(f"generic cell rho in [{float(x0)}, {float(x1)}] undecided")
-            m = (x0 + x1) / 2
-            stack.append((m, x1, depth + 1))
-            stack.append((x0, m, depth + 1))
-            continue
-        cells.append(cell)
+    cells = _tile(g, rho_lo, rho_hi)
     pts = {}
     for c in cells:
         for r in c["rho"]:
@@ -643,6 +916,58 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
               "chaining the tubes, exact series with Krawczyk remainders at both compactified ends")
     return CertifiedComparison((repr(model_a), repr(model_b)), s["pieces"], crossings, s["count"], s["sign_at_0"],
                                s["sign_at_oo"], s["threshold"], method, data, time.perf_counter() - t0)
+
+
+def _dyadic_below(x: Fraction, bits: int) -> Fraction:
+    """``x`` rounded down to a dyadic rational with ``bits`` bits below the leading one."""
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    scale = Fraction(2) ** (bits - e)
+    return Fraction(math.floor(x * scale)) / scale
+
+
+def _why(g, rho: Fraction) -> str:
+    """The reason a cell at ``rho`` stays undecided, for the error message: the certified value of
+    ``D = log B_a - log B_b`` there (a value near 0 next to undecidable cells: the two blockings touch
+    or nearly touch, a tangential crossing that this path does not certify)."""
+    try:
+        D = g.point(rho)["D"]
+    except (PrecisionError, ValueError, ArithmeticError, ZeroDivisionError):
+        return ""
+    txt = f" (D = log B_a - log B_b = {ball_str(D, 8)} at rho = {float(rho)}"
+    if abs(D) < arb(2) ** -20:
+        txt += ("; the blockings touch or nearly touch here: a tangential crossing (or two crossings "
+                "closer than the cells can separate) is not certified by the generic path, the sign "
+                "of B_a - B_b near this load is EVIDENCE only")
+    return txt + ")"
+
+
+def _tile(g, rho_lo: Fraction, rho_hi: Fraction) -> list:
+    """Cells tiling ``[rho_lo, rho_hi]``, each decided by :meth:`_Generic.test_cell`: step control
+    on the relative width (grown by 5/4 after a decided cell, times 3/5 after an undecided one), end
+    points dyadic rationals; raises ``ArithmeticError`` when a cell narrower than
+    ``2^-_MAX_DEPTH`` of its load stays undecided."""
+    cells = []
+    x0 = rho_lo
+    w = Fraction(1, 8)
+    while x0 < rho_hi:
+        x1 = min(_dyadic_below(x0 * (1 + w), 8 + max(0, -math.floor(math.log2(w)))), rho_hi)
+        if x1 * 4 >= rho_hi * 3 and x1 < rho_hi:      # no sliver at the end
+            x1 = rho_hi if rho_hi <= x0 * (1 + 2 * w) else x1
+        if not x0 < x1:
+            x1 = rho_hi
+        try:
+            cell = g.test_cell(x0, x1)
+        except (PrecisionError, ValueError, ZeroDivisionError):
+            cell = None
+        if cell is None:
+            if w < Fraction(1, 2 ** _MAX_DEPTH):
+                raise ArithmeticError(f"generic cell rho in [{float(x0)}, {float(x1)}] undecided" + _why(g, x0))
+            w *= Fraction(3, 5)
+            continue
+        cells.append(cell)
+        x0 = x1
+        w = min(w * Fraction(5, 4), Fraction(1))
+    return cells
 
 
 def _summary(data) -> dict:
@@ -684,6 +1009,31 @@ def _parse_box(rec):
 
 
 def verify_generic(data, model_a, model_b, *, t0=None):
+    """Re-check a certificate of :func:`generic_comparison` (called by
+    :func:`symloss.meanfield.certified.verify_comparison` for the generic format): the models'
+    fingerprints, the uniqueness records, both end pieces (exact series recomputed, remainder boxes
+    re-tested, the sign of the leading term re-enclosed, the junction boxes re-certified and their
+    containment decided exactly), every cell and crossing bracket, the tiling and the summary.
+
+    Parameters
+    ----------
+    data : dict
+        The certificate (JSON data).
+    model_a, model_b : MeanFieldModel
+        The models it claims to compare, in the same order.
+    t0 : float, optional
+        Start time (``time.perf_counter``) for the reported duration.
+
+    Returns
+    -------
+    CertifiedComparison
+        The result rebuilt from the verified certificate.
+
+    Raises
+    ------
+    CertificateMismatch
+        (a ``ValueError``) When any stored number, record or field fails its re-check.
+    """
     from .certified import CertifiedComparison, Crossing
     t0 = time.perf_counter() if t0 is None else t0
     try:
@@ -737,7 +1087,8 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
         K = int(rec["K"])
         t_hi = parse_q(rec["t_hi"])
         rho_j = parse_q(rec["rho_join"])
-        _need(t_hi == (rho_j if end == "zero" else 1 / rho_j) and 2 <= K <= 64, "end piece parameters differ")
+        _need(t_hi == (rho_j if end == "zero" else 1 / rho_j) and 2 <= K <= _K_END_CAP,
+              "end piece parameters differ")
         Bs = {}
         for key, m in models.items():
             mr = rec["models"][key]
@@ -749,7 +1100,7 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
                   f"stored exact series of model {key} at {end} differs from the recomputed one")
             W = [parse_ball(w) for w in mr["W"]]
             with flint_prec(prec):
-                em.remainder(xs, K, t_hi, W=W)
+                em.remainder(xs, K, t_hi, W=W, pieces=_pieces(mr.get("pieces", 1)))
                 B, _c = em.blocking_tm(xs, W, K, t_hi)
             Bs[key] = (B, xs, W)
             # link
@@ -757,8 +1108,8 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
             box = _parse_box(lk)
             verify_box(m, box, check_selection(m, lk["sel"]), rho_j, prec=int(lk["prec"]))
             with flint_prec(int(lk["prec"])):
-                Xe = _end_slice(xs, W, K, t_hi)
-                _need(all(x.contains(b.exp()) for x, b in zip(Xe, box)), "junction point box is not inside the end tube")
+                _need(_in_end_slice(xs, W, K, t_hi, [b.exp() for b in box]),
+                      "junction point box is not inside the end tube")
             # the junction box lies in the middle branch's point box at the junction load (same branch)
             mid = _parse_box(pts[rec["rho_join"]][key])
             _need(all(mb.contains(b) for mb, b in zip(mid, box)),
@@ -769,7 +1120,7 @@ def _verify_generic(data, model_a, model_b, t0, CertifiedComparison, Crossing):
                   "stored coefficients of the blocking difference differ")
             m_, _cm = D.leading()
             _need(m_ == int(rec["D"]["m"]), "leading order differs")
-            sr = D.scaled_range(m_)
+            sr = _scaled_range(D, m_, t_hi, _pieces(rec["D"].get("pieces", 1)))
             sb = parse_ball(rec["D"]["scaled"])
             _need(sb.contains(sr), "stored scaled range does not enclose the recomputed one")
             s = rec["D"]["sign"]

@@ -89,7 +89,7 @@ def _style():
 
 
 def paper_rc():
-    """Context manager: matplotlib runs under :data:`PAPER_RC` (one font family, paper sizes) inside it.
+    """Context manager: matplotlib runs under ``PAPER_RC`` (one font family, paper sizes) inside it.
 
     For a figure drawn by hand beside the ones of :mod:`symloss.plot`: create the figure
     (:func:`new_figure`), its artists, labels and legend inside the block (fonts are fixed when an
@@ -113,7 +113,7 @@ def paper_rc():
 
 
 def paper_style(fn):
-    """Decorator: the whole figure function runs under :data:`PAPER_RC` (fonts are fixed when artists
+    """Decorator: the whole figure function runs under ``PAPER_RC`` (fonts are fixed when artists
     are created, so the style must hold while labels and legends are made, not only for the figure);
     the figure is finished with :func:`finish_figure` (log ticks, labels that would be clipped wrapped)."""
     import functools
@@ -128,7 +128,7 @@ def paper_style(fn):
 
 
 def finish_figure(fig):
-    r"""Tidy a figure for print: readable log ticks (:func:`tidy_log_axes`), then every axis label or
+    r"""Tidy a figure for print: readable log ticks (``tidy_log_axes``), then every axis label or
     title that would be longer than its axes wrapped onto more lines (:func:`fit_labels`).
 
     Parameters
