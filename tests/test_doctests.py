@@ -8,7 +8,7 @@ MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanf
            "symloss.core.precision", "symloss.meanfield.series", "symloss.supermarket.meanfield",
            "symloss.supermarket.graphs", "symloss.supermarket.simulate", "symloss.supermarket.distance",
            "symloss.supermarket.pair", "symloss.finite_n.simulate", "symloss.finite_n.exact",
-           "symloss.finite_n.refined", "symloss.finite_n.threshold", "symloss.finite_n.rational", "symloss.core.convergence", "symloss.twoqueue.jsq",
+           "symloss.finite_n.refined", "symloss.finite_n.threshold", "symloss.finite_n.rational", "symloss.core.convergence", "symloss.core.polyroots", "symloss.twoqueue.jsq",
            "symloss.twoqueue.definition", "symloss.twoqueue.kernels", "symloss.twoqueue.derivation",
            "symloss.admission.network", "symloss.admission.results", "symloss.admission.policies",
            "symloss.admission.study", "symloss.sweeps.grid", "symloss.sweeps.engine", "symloss.sweeps.functions",

@@ -65,6 +65,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.model import RHO, MeanFieldModel
+from ..core.polyroots import sign_variations, squarefree_part, sturm_sequence
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int
 from .chain import NSYM, FiniteNModelError, StateIndex, enumerate_states, exact_lambdify, finite_n_chain
@@ -138,16 +139,6 @@ def _sign(v) -> int:
     return (v > 0) - (v < 0)
 
 
-def _primitive_positive(p):
-    """``p`` (fmpq_poly) times a positive rational: a primitive integer polynomial (signs kept)."""
-    from flint import fmpz_poly
-    num = fmpz_poly(p.numer().coeffs()) if not isinstance(p, fmpz_poly) else p
-    if num.is_zero():
-        return num
-    c = num.content()
-    return fmpz_poly([x // c for x in num.coeffs()]) if c != 1 else num
-
-
 def _strip_zero_roots(p):
     """``(p / rho^m, m)`` with the largest ``m``."""
     from flint import fmpz_poly
@@ -158,58 +149,6 @@ def _strip_zero_roots(p):
     return fmpz_poly(cs[m:]), m
 
 
-def squarefree_part(p):
-    """The square-free part ``p / gcd(p, p')`` (primitive, positive leading coefficient).
-
-    Parameters
-    ----------
-    p : flint.fmpz_poly
-        A non-zero integer polynomial.
-
-    Returns
-    -------
-    flint.fmpz_poly
-    """
-    from flint import fmpz_poly
-    if p.degree() <= 0:
-        return fmpz_poly([1])
-    g = p.gcd(p.derivative())
-    q, r = divmod(p, g)
-    if not r.is_zero():    # pragma: no cover - gcd divides exactly
-        raise ArithmeticError("square-free part: the gcd does not divide the polynomial")
-    q = _primitive_positive(q)
-    return -q if q.leading_coefficient() < 0 else q
-
-
-def sturm_sequence(p) -> list:
-    r"""The Sturm sequence :math:`p_0 = p,\ p_1 = p',\ p_{i+1} = -\mathrm{rem}(p_{i-1}, p_i)` in exact
-    rationals, each member scaled by a positive rational to a primitive integer polynomial (signs, and
-    so the counts, are unchanged).
-
-    Parameters
-    ----------
-    p : flint.fmpz_poly
-        A square-free integer polynomial of degree ``>= 1``.
-
-    Returns
-    -------
-    list of flint.fmpz_poly
-    """
-    from flint import fmpq_poly
-    seq = [_primitive_positive(p), _primitive_positive(p.derivative())]
-    while seq[-1].degree() > 0:
-        r = fmpq_poly(seq[-2]) % fmpq_poly(seq[-1])
-        if r.is_zero():
-            break
-        seq.append(_primitive_positive(-r))
-    return seq
-
-
-def _variations(signs) -> int:
-    s = [x for x in signs if x != 0]
-    return sum(1 for a, b in zip(s, s[1:]) if a != b)
-
-
 def _sign_at(p, x) -> int:
     """Sign of the integer polynomial ``p`` at the rational ``x`` (fmpq), exactly."""
     return _sign(p(x))
@@ -217,8 +156,8 @@ def _sign_at(p, x) -> int:
 
 def _variations_at(seq, x) -> int:
     if x == "inf":
-        return _variations([_sign(q.leading_coefficient()) for q in seq])
-    return _variations([_sign_at(q, x) for q in seq])
+        return sign_variations([_sign(q.leading_coefficient()) for q in seq])
+    return sign_variations([_sign_at(q, x) for q in seq])
 
 
 def sturm_count(seq, lo, hi) -> int:
@@ -771,14 +710,14 @@ def descartes_variations(p, a, b) -> int:
     from flint import fmpq, fmpq_poly, fmpz_poly
     if b == "inf":
         q = fmpq_poly(p)(fmpq_poly([a, fmpq(1)]))
-        return _variations([_sign(c) for c in q.numer().coeffs()])
+        return sign_variations([_sign(c) for c in q.numer().coeffs()])
     q = fmpq_poly(p)(fmpq_poly([a, b - a]))             # roots in (0, 1) <-> roots of p in (a, b)
     num = q.numer()
     d = p.degree()
     cs = num.coeffs() + [0] * (d + 1 - len(num.coeffs()))
     rev = fmpz_poly(cs[::-1])                            # z^d q(1/z): roots in (1, oo)
     t = rev(fmpz_poly([1, 1]))                           # (1 + x)^d q(1/(1 + x)): roots in (0, oo)
-    return _variations([_sign(c) for c in t.coeffs()])
+    return sign_variations([_sign(c) for c in t.coeffs()])
 
 
 def _tiles(sq):

@@ -16,6 +16,7 @@ import sympy as sp
 from flint import fmpq, fmpq_poly, fmpz_poly
 
 from ..core.model import BSYM, RHO
+from ..core.polyroots import primitive as _primitive, sign_variations, sturm_sequence as _sturm
 from ..core.precision import PrecisionError
 from ..core.validation import BudgetError, check_int
 
@@ -397,30 +398,8 @@ def _sign_q(p: fmpz_poly, x: Fraction) -> int:
     return (v > 0) - (v < 0)
 
 
-def _primitive(p) -> fmpz_poly:
-    """``p`` (fmpq_poly or fmpz_poly) scaled by a positive rational to a primitive integer polynomial."""
-    if isinstance(p, fmpq_poly):
-        p = p.numer()
-    if p.is_zero():
-        return p
-    c = p.content()
-    return p if c == 1 else fmpz_poly([int(x) // int(c) for x in p.coeffs()])
-
-
-def _sturm(p: fmpz_poly) -> list:
-    """Sturm sequence of a square-free ``p`` (members scaled by positive rationals)."""
-    seq = [_primitive(p), _primitive(p.derivative())]
-    while seq[-1].degree() > 0:
-        rem = fmpq_poly(seq[-2]) % fmpq_poly(seq[-1])
-        if rem.is_zero():
-            break
-        seq.append(_primitive(-rem))
-    return seq
-
-
 def _variations(seq, x: Fraction) -> int:
-    s = [t for t in (_sign_q(f, x) for f in seq) if t != 0]
-    return sum(1 for u, v in zip(s, s[1:]) if u != v)
+    return sign_variations(_sign_q(f, x) for f in seq)
 
 
 def sturm_count(p, lo, hi) -> int:
