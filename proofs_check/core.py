@@ -260,9 +260,9 @@ def _wrap(v, path, reads):
     return (_TrackedDict if isinstance(v, dict) else _TrackedList)(v, path, reads)
 
 
-class _TrackedDict(dict):
-    """A read-only view of certificate data that records which fields are read (a field compared as a
-    whole, e.g. ``stored == recomputed``, counts as read with all its fields)."""
+class _Tracked:
+    """What the tracked containers share: a whole-container use (comparison, copy, pickling) reads
+    every field below it; they are not hashable (as the plain containers)."""
 
     def __init__(self, raw, path, reads):
         super().__init__(raw)
@@ -270,6 +270,32 @@ class _TrackedDict(dict):
 
     def _all(self):
         self._reads.paths.update(self._path + p for p in leaf_paths(_plain(self)))
+
+    def __eq__(self, other):
+        self._all()
+        return _plain(self) == _plain(other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = None
+
+    def copy(self):
+        self._all()
+        return _plain(self)
+
+    def __deepcopy__(self, memo):
+        return self.copy()
+
+    def __reduce_ex__(self, protocol):
+        self._all()
+        plain = _plain(self)
+        return (type(plain), (plain,))
+
+
+class _TrackedDict(_Tracked, dict):
+    """A read-only view of certificate data that records which fields are read (a field compared as a
+    whole, e.g. ``stored == recomputed``, counts as read with all its fields)."""
 
     def __getitem__(self, k):
         return _wrap(dict.__getitem__(self, k), self._path + (k,), self._reads)
@@ -283,34 +309,9 @@ class _TrackedDict(dict):
     def values(self):
         return [self[k] for k in dict.keys(self)]
 
-    def __eq__(self, other):
-        self._all()
-        return _plain(self) == _plain(other)
 
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-    def copy(self):
-        self._all()
-        return _plain(self)
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
-    def __reduce_ex__(self, protocol):
-        self._all()
-        return (dict, (_plain(self),))
-
-
-class _TrackedList(list):
-    def __init__(self, raw, path, reads):
-        super().__init__(raw)
-        self._path, self._reads = path, reads
-
-    def _all(self):
-        self._reads.paths.update(self._path + p for p in leaf_paths(_plain(self)))
+class _TrackedList(_Tracked, list):
+    """The list counterpart of :class:`_TrackedDict`."""
 
     def __getitem__(self, i):
         if isinstance(i, slice):
@@ -322,26 +323,6 @@ class _TrackedList(list):
     def __iter__(self):
         for j in range(len(self)):
             yield self[j]
-
-    def __eq__(self, other):
-        self._all()
-        return _plain(self) == _plain(other)
-
-    def __ne__(self, other):
-        return not self.__eq__(other)
-
-    __hash__ = None
-
-    def copy(self):
-        self._all()
-        return _plain(self)
-
-    def __deepcopy__(self, memo):
-        return self.copy()
-
-    def __reduce_ex__(self, protocol):
-        self._all()
-        return (list, (_plain(self),))
 
 
 def _record_problem(rec: dict, c: Claim) -> str | None:

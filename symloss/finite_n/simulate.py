@@ -377,7 +377,6 @@ def server_level_policy(model, N: int, sampling: str):
         policy = "jsq"
     else:
         return None
-    key = model._definition_key()
     ck = finite_n_key(model, N, sampling)          # the definition and its finite-N rates at this N
     if ck in _FAST_CACHE:
         out = _FAST_CACHE[ck]

@@ -99,17 +99,15 @@ _MF_CACHE: dict = {}
 
 def _mf_threshold(a, b):
     """Mean-field threshold :func:`symloss.threshold_load` (cached per pair of definitions)."""
-    ka, kb = a._definition_key(), b._definition_key()
-    key = (ka, kb) if ka is not None and kb is not None else None
-    if key is not None and key in _MF_CACHE:
+    key = (a._definition_key(), b._definition_key())
+    if key in _MF_CACHE:
         return _MF_CACHE[key]
     try:
         from ..meanfield import threshold_load
         out = float(threshold_load(a, b, dps=15))
     except (ValueError, ArithmeticError, ImportError):
         out = None
-    if key is not None:
-        _MF_CACHE[key] = out
+    _MF_CACHE[key] = out
     return out
 
 

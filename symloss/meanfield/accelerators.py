@@ -136,7 +136,6 @@ class _Accelerator:
         (True, 'the definition is the template system of the reduction (exact polynomial identity)')
         """
         key = model._definition_key()
-        key = ("instance", id(model)) if key is None else key
         if key in self._applies_cache:
             return self._applies_cache[key]
         out = self._check(model)

@@ -195,8 +195,7 @@ def _dec(f: Fraction, digits: int, down: bool) -> str:
 # ==================================================================================================
 
 def _binding_key(model):
-    k = model._definition_key()
-    return ("instance", id(model)) if k is None else k
+    return model._definition_key()
 
 
 _BINDING_CACHE: dict = {}
