@@ -37,12 +37,17 @@ __all__ = [
     "arb_to_mpf",
     "arb_relative_accuracy_ok",
     "flint_prec",
+    "MAX_PREC",
+    "raise_precision",
 ]
 
 DEFAULT_DPS = 30
 GUARD_DPS = 15
 MIN_DPS = 5
 MAX_DPS = 100_000
+#: The one cap of every precision-raising loop (bits of working precision): beyond it a result is
+#: reported as not certifiable (:func:`raise_precision`).
+MAX_PREC = 1 << 20
 
 
 class PrecisionError(ArithmeticError):
@@ -106,6 +111,84 @@ def agree_at_two_precisions(compute: Callable[[int], object], dps: int, *, guard
     if isinstance(hi, (list, tuple)):
         return type(hi)(rounded(v, dps) for v in hi)
     return rounded(hi, dps)
+
+
+def raise_precision(attempt: Callable[[int], tuple], prec: int, *, what: str, max_prec: int | None = None,
+                    before: Callable[[int], None] | None = None, stall_after: int = 2):
+    """The one precision-raising loop: run ``attempt(prec)`` at rising precision until it succeeds.
+
+    Every "raise the precision until the ball is tight" loop in symloss is this function, so they
+    share one cap (:data:`MAX_PREC`), one stall rule and one error.
+
+    Parameters
+    ----------
+    attempt : callable
+        ``attempt(prec) -> (done, value, need)``. ``done`` (bool): ``value`` is the answer.
+        Otherwise ``need`` is ``None`` or a precision (bits) the attempt found it needs (the next
+        attempt runs at ``max(2 * prec, need)``), and ``value`` is ``None`` or a float, the relative
+        width the attempt reached (used by the stall rule).
+    prec : int
+        Starting precision in bits (at least 2).
+    what : str
+        What is computed, for the error message.
+    max_prec : int, optional
+        A lower cap than :data:`MAX_PREC` (a solver whose attempts cost more than ``prec**2``);
+        must not exceed :data:`MAX_PREC`.
+    before : callable, optional
+        ``before(prec)`` runs before each attempt (a deadline check that may raise).
+    stall_after : int, optional
+        Give up when the reported width has failed to shrink by a factor of four this many times
+        in a row (the algorithm has stopped gaining accuracy).
+
+    Returns
+    -------
+    object
+        The ``value`` of the first successful attempt.
+
+    Raises
+    ------
+    PrecisionError
+        When the cap is passed or the attempts stall.
+    ValueError
+        For a starting precision below 2 or a cap above :data:`MAX_PREC`.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> def attempt(prec):
+    ...     with flint_prec(prec):
+    ...         x = arb(2).sqrt()
+    ...         return (x.rad() < arb(10) ** -40, x, None)
+    >>> raise_precision(attempt, 53, what="sqrt(2)").mid().str(20)
+    '1.4142135623730950488'
+    """
+    cap = MAX_PREC if max_prec is None else int(max_prec)
+    if cap > MAX_PREC:
+        raise ValueError(f"max_prec must be at most MAX_PREC = {MAX_PREC}, got {max_prec}")
+    prec = int(prec)
+    if prec < 2:
+        raise ValueError(f"prec must be an integer >= 2, got {prec}")
+    widths: list = []
+    stalls = 0
+    while prec <= cap:
+        if before is not None:
+            before(prec)
+        done, value, need = attempt(prec)
+        if done:
+            return value
+        if isinstance(value, float) and math.isfinite(value):
+            if widths and not value < 0.25 * widths[-1]:
+                stalls += 1
+                if stalls >= stall_after:
+                    widths.append(value)
+                    raise PrecisionError(
+                        f"{what} not certified: the relative width stopped shrinking as the precision rose "
+                        f"({', '.join(f'{w:.3g}' for w in widths[-4:])} up to {prec} bits)")
+            else:
+                stalls = 0
+            widths.append(value)
+        prec = max(2 * prec, int(need)) if need is not None else 2 * prec
+    raise PrecisionError(f"{what} not certified below {cap} bits of working precision")
 
 
 # --- python-flint bridge --------------------------------------------------------------------------
