@@ -159,8 +159,9 @@ def raise_precision(attempt: Callable[[int], tuple], prec: int, *, what: str, ma
     ...     with flint_prec(prec):
     ...         x = arb(2).sqrt()
     ...         return (x.rad() < arb(10) ** -40, x, None)
-    >>> raise_precision(attempt, 53, what="sqrt(2)").mid().str(20)
-    '1.4142135623730950488'
+    >>> x = raise_precision(attempt, 53, what="sqrt(2)")
+    >>> bool(x.rad() < arb(10) ** -40)
+    True
     """
     cap = MAX_PREC if max_prec is None else int(max_prec)
     if cap > MAX_PREC:
