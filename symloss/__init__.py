@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402,F401
 
 # public name -> defining module (relative to this package), or "module:attribute" for an alias
 _EXPORTS = {
