@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 import sympy as sp
 
 from .identity import ClearsCachesOnAssignment, freeze as _freeze, state_key
+from .registry import declare_family
 
 __all__ = ["MeanFieldModel", "define_model", "RHO", "BSYM", "ModelDefinitionError"]
 
@@ -1492,3 +1493,6 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
     model._blocking
     return model
 
+
+# the mean-field family's fast paths (accelerators) are registered against this base type
+declare_family("meanfield", MeanFieldModel)

@@ -1,31 +1,467 @@
-"""Accelerators: fast, hand-written solvers registered *outside* the model classes, keyed by model
-type (as SymPy registers its numeric samplers outside its distributions).
+"""Fast paths: hand-written solvers registered *outside* the definitions they answer for, in one
+registry for every family (as SymPy registers its numeric samplers outside its distributions).
 
-An accelerator is an object with
+STATUS: ready (the protocol, :func:`same_system`, the binding cache and :func:`dispatch` are stable).
+
+A *fast path* answers for one system faster than the generic solvers of its family. It may answer
+only for the system it was written for, and its answer is checked on the definition's own equations
+before anybody sees it. One protocol says so for every family (``"meanfield"``, ``"finite_n"``,
+``"twoqueue"``, ``"supermarket"``, ``"admission"``): a fast path is an object with
 
 * ``name`` (str);
-* ``applies(model) -> (bool, reason)``: whether this *definition* is the system the accelerator
-  solves (an exact SymPy identity of the stationary equations, the invariants and the blocking with
-  the accelerator's own template; cached per definition);
-* ``solve(model, rho, dps, residual) -> FixedPointResult`` with its own certificate, and the state
-  at the working precision in ``extra["_x_work"]``;
-* ``verify(model, result, dps) -> (bool, reason)``: the answer checked on the definition's own
-  compiled equations (ball residual);
-* ``warn_on_mismatch(model) -> bool``;
-* optionally ``float_log_blocking(model, rho) -> float`` (fast scans).
+* ``applies(subject) -> (bool, reason)``: whether this *definition* is the system the fast path
+  solves (an exact identity, decided with :func:`same_system`); :func:`binding` caches it per
+  definition;
+* ``solve(subject, *args, **kwargs)``: the answer;
+* ``verify(subject, answer, *args, **kwargs) -> (bool, reason)``: the answer checked on the
+  definition's own equations;
+* optionally ``warn_on_mismatch(subject) -> bool``: warn when a subject of the registered type does
+  not match (a shipped class whose definition was edited).
 
-:func:`accelerator_for` walks the model's MRO, so a subclass of a shipped policy that changes a rate
-finds its parent's accelerator, fails ``applies`` and is solved by the generic certified solver.
+One cache policy: :func:`binding` keys the ``applies`` answer on the fast path and the subject's
+*definition* (:func:`definition_identity`: the subject's ``_definition_key()`` where it has one, else
+its complete state, :func:`symloss.core.identity.state_key`), never on a class name, constructor
+arguments or ``id()``; a subject with no canonical state is checked every time.
+
+:func:`fast_path_for` walks the subject's MRO, so a subclass of a shipped model that changes a rate
+finds its parent's fast path, fails ``applies`` and is answered by the generic solver.
+:func:`dispatch` is the one flow every family runs: bind, solve, verify, else the generic solver.
+
+The mean-field names of the first version (:func:`register_accelerator`, :func:`accelerator_for`,
+:func:`registered_accelerators`) are this registry's ``"meanfield"`` family.
 """
 from __future__ import annotations
 
-__all__ = ["register_accelerator", "accelerator_for", "registered_accelerators"]
+import collections
+import numbers
+import warnings
+from fractions import Fraction
 
-_ACCELERATORS: dict = {}
+import sympy as sp
+
+from .identity import state_key
+
+__all__ = ["FAMILIES", "declare_family", "register_fast_path", "fast_path_for", "registered_fast_paths",
+           "same_system", "definition_identity", "binding", "clear_bindings", "dispatch",
+           "register_accelerator", "accelerator_for", "registered_accelerators"]
+
+#: family name -> the base type its subjects must have (declared by the family's definition module).
+FAMILIES: dict = {}
+_REGISTRY: dict = {}                     # family -> {subject type: fast path}
+_REQUIRED = ("name", "applies", "solve", "verify")
+_BINDINGS: collections.OrderedDict = collections.OrderedDict()
+_BINDINGS_MAX = 4096
+
+
+def declare_family(family: str, base: type) -> None:
+    """Declare a family and the base type of its subjects (done once by the family's definition module).
+
+    Parameters
+    ----------
+    family : str
+        The family name, e.g. ``"meanfield"``.
+    base : type
+        Every subject type registered in this family must be a subclass of ``base``.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    TypeError
+        If ``family`` is not a string or ``base`` not a class.
+    ValueError
+        If the family is already declared with another base.
+
+    Examples
+    --------
+    >>> from symloss.core.registry import FAMILIES
+    >>> import symloss
+    >>> FAMILIES["meanfield"].__name__
+    'MeanFieldModel'
+    """
+    if not isinstance(family, str) or not family:
+        raise TypeError(f"family must be a non-empty string, got {family!r}")
+    if not isinstance(base, type):
+        raise TypeError(f"base must be a class, got {base!r}")
+    old = FAMILIES.get(family)
+    if old is not None and old is not base:
+        raise ValueError(f"family {family!r} is already declared with base {old.__qualname__}, not {base.__qualname__}")
+    FAMILIES[family] = base
+    _REGISTRY.setdefault(family, {})
+
+
+def _check_family(family) -> None:
+    if not isinstance(family, str) or family not in FAMILIES:
+        raise ValueError(f"family must be one of the declared families {sorted(FAMILIES)}, got {family!r}")
+
+
+def register_fast_path(family: str, subject_type, fast_path, *, required=_REQUIRED) -> None:
+    """Register ``fast_path`` for subjects of ``subject_type`` (and its subclasses) in ``family``.
+
+    Parameters
+    ----------
+    family : str
+        A declared family (:data:`FAMILIES`).
+    subject_type : type
+        A subclass of the family's base type.
+    fast_path : object
+        An object with ``name``, ``applies``, ``solve`` and ``verify`` (module docstring).
+    required : tuple of str, optional
+        The attributes the fast path must have (a family may require more, e.g. ``warn_on_mismatch``).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        If the family is not declared.
+    TypeError
+        If ``subject_type`` is not a subclass of the family's base, or ``fast_path`` lacks a method.
+
+    Examples
+    --------
+    >>> from symloss.core.registry import fast_path_for
+    >>> from symloss import PowerOfD
+    >>> fast_path_for("meanfield", PowerOfD(2, 2)).name
+    'shooting'
+    """
+    _check_family(family)
+    base = FAMILIES[family]
+    if not (isinstance(subject_type, type) and issubclass(subject_type, base)):
+        what = "model_class" if family == "meanfield" else "subject_type"
+        raise TypeError(f"{what} must be a {base.__name__} subclass, got {subject_type!r}")
+    missing = [a for a in required if not hasattr(fast_path, a)]
+    if missing:
+        raise TypeError(f"a fast path must have {', '.join(required)}; {type(fast_path).__name__} lacks {missing}")
+    _REGISTRY[family][subject_type] = fast_path
+    clear_bindings(fast_path)
+
+
+def fast_path_for(family: str, subject):
+    """The fast path registered for the nearest class in ``type(subject).__mro__``, or ``None``.
+
+    Parameters
+    ----------
+    family : str
+        A declared family.
+    subject : object
+        The model / network / chain a fast path may answer for.
+
+    Returns
+    -------
+    object or None
+
+    Raises
+    ------
+    ValueError
+        If the family is not declared.
+
+    Examples
+    --------
+    >>> from symloss import RandomRouting
+    >>> fast_path_for("meanfield", RandomRouting(2)).name      # found on the parent class RetrialOfD
+    'Erlang-B reduction'
+    """
+    _check_family(family)
+    reg = _REGISTRY[family]
+    for cls in type(subject).__mro__:
+        fp = reg.get(cls)
+        if fp is not None:
+            return fp
+    return None
+
+
+def registered_fast_paths(family: str | None = None) -> dict:
+    """A copy of the registry.
+
+    Parameters
+    ----------
+    family : str, optional
+        One family; all families (``{family: {type: fast path}}``) when omitted.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        If ``family`` is given and not declared.
+
+    Examples
+    --------
+    >>> import symloss
+    >>> sorted(c.__name__ for c in registered_fast_paths("meanfield"))
+    ['JSQ', 'PowerOfD', 'RetrialOfD']
+    """
+    if family is None:
+        return {f: dict(r) for f, r in _REGISTRY.items()}
+    _check_family(family)
+    return dict(_REGISTRY[family])
+
+
+# ------------------------------------------------------------------------------------------------
+# one exact "same system" check
+# ------------------------------------------------------------------------------------------------
+
+def _exact_number(v):
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, numbers.Integral):
+        return Fraction(int(v))
+    if isinstance(v, (Fraction, float)):
+        return Fraction(v)                       # a float as its exact binary value
+    if isinstance(v, sp.Rational):
+        return Fraction(int(v.p), int(v.q))
+    return None
+
+
+def _expr_identical(a, b) -> bool:
+    d = a - b              # both sides expanded: like terms combine when the Add is built
+    if d == 0:
+        return True
+    d = sp.expand(d)
+    if d == 0:
+        return True
+    try:
+        return sp.cancel(sp.together(d)) == 0
+    except (sp.PolynomialError, TypeError, ValueError):
+        return False
+
+
+def same_system(a, b) -> bool:
+    """Whether two pieces of a definition are the same mathematical object, decided exactly.
+
+    SymPy expressions are identical when their difference expands (or, for rational functions,
+    cancels) to zero; matrices, sequences and mappings compare element by element; numbers compare
+    exactly (a float by its binary value, so ``0.1`` is not ``1/10``); objects with a
+    ``_definition_key()`` compare by it; anything else by ``==``. A ``False`` answer means "not
+    proved identical": the caller uses its generic solver, which is always right.
+
+    Parameters
+    ----------
+    a, b : object
+        Expressions, matrices, numbers, sequences, mappings or definitions.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> x = sp.Symbol("x")
+    >>> same_system((x + 1) ** 2, x ** 2 + 2 * x + 1)
+    True
+    >>> same_system([0.1 * x], [x / 10])           # 0.1 is its binary value, not 1/10
+    False
+    """
+    if a is b:
+        return True
+    ka, kb = getattr(a, "_definition_key", None), getattr(b, "_definition_key", None)
+    if callable(ka) and callable(kb):
+        return ka() == kb()
+    na, nb = _exact_number(a), _exact_number(b)
+    if na is not None or nb is not None:
+        if na is not None and nb is not None:
+            return na == nb
+        if isinstance(a, sp.Basic) or isinstance(b, sp.Basic):
+            return _expr_identical(sp.sympify(a), sp.sympify(b)) if not isinstance(a, float) and \
+                not isinstance(b, float) else False
+        return False
+    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+        if not (isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase)) or a.shape != b.shape:
+            return False
+        return all(same_system(u, v) for u, v in zip(a, b))
+    if isinstance(a, sp.Basic) and isinstance(b, sp.Basic):
+        if a.has(sp.Float) or b.has(sp.Float):
+            a, b = _floats_exact(a), _floats_exact(b)
+        return _expr_identical(a, b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_system(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_system(u, v) for u, v in zip(a, b))
+    if isinstance(a, sp.Basic) or isinstance(b, sp.Basic):
+        return False
+    return bool(a == b)
+
+
+def _floats_exact(e):
+    return e.xreplace({f: sp.Rational(*Fraction(float(f)).as_integer_ratio()) for f in e.atoms(sp.Float)})
+
+
+# ------------------------------------------------------------------------------------------------
+# one binding cache
+# ------------------------------------------------------------------------------------------------
+
+def definition_identity(subject):
+    """What a binding is cached on: the subject's ``_definition_key()`` where it has one, else its
+    complete state (:func:`~symloss.core.identity.state_key`), else ``None`` (not cached).
+
+    Parameters
+    ----------
+    subject : object
+        A model, network, chain or supermarket.
+
+    Returns
+    -------
+    hashable or None
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> definition_identity(PowerOfD(2, 2)) == definition_identity(PowerOfD(2, 2))
+    True
+    >>> definition_identity(PowerOfD(2, 2)) == definition_identity(PowerOfD(2, 3))
+    False
+    """
+    key = getattr(subject, "_definition_key", None)
+    if callable(key):
+        return ("definition", key())
+    s = state_key(subject)
+    return None if s is None else ("state", s)
+
+
+def binding(fast_path, subject):
+    """``fast_path.applies(subject)``, cached on the fast path and the subject's definition.
+
+    Parameters
+    ----------
+    fast_path : object
+        A registered fast path.
+    subject : object
+        The subject it may answer for.
+
+    Returns
+    -------
+    tuple of (bool, str)
+        Whether the fast path may answer, and why.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> fp = fast_path_for("meanfield", PowerOfD(2, 2))
+    >>> binding(fp, PowerOfD(2, 2))[0]
+    True
+    """
+    ident = definition_identity(subject)
+    if ident is None:
+        return fast_path.applies(subject)
+    key = (id(fast_path), fast_path.name, ident)
+    hit = _BINDINGS.get(key)
+    if hit is not None and hit[0] is fast_path:
+        _BINDINGS.move_to_end(key)
+        return hit[1]
+    out = fast_path.applies(subject)
+    _BINDINGS[key] = (fast_path, out)          # the fast path is held, so its id is not reused
+    if len(_BINDINGS) > _BINDINGS_MAX:
+        _BINDINGS.popitem(last=False)
+    return out
+
+
+def clear_bindings(fast_path=None) -> None:
+    """Forget cached bindings (of one fast path, or all).
+
+    Parameters
+    ----------
+    fast_path : object, optional
+        Only this fast path's bindings.
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> clear_bindings()
+    """
+    if fast_path is None:
+        _BINDINGS.clear()
+        return
+    for k in [k for k, v in _BINDINGS.items() if v[0] is fast_path]:
+        del _BINDINGS[k]
+
+
+# ------------------------------------------------------------------------------------------------
+# the one flow: bind, solve, verify, else the generic solver
+# ------------------------------------------------------------------------------------------------
+
+def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_args=None, verify_kwargs=None,
+             warning=UserWarning, stacklevel: int = 3):
+    """Answer with the registered fast path when it binds and its answer verifies; else ``fallback``.
+
+    Parameters
+    ----------
+    family : str
+        A declared family.
+    subject : object
+        The subject.
+    fallback : callable
+        ``fallback(subject, *args, **kwargs)``: the generic solver.
+    args, kwargs : tuple, dict, optional
+        Arguments of ``solve`` and of ``fallback``.
+    verify_args, verify_kwargs : tuple, dict, optional
+        Arguments of ``verify`` after ``(subject, answer)`` (default: ``args`` and ``kwargs``).
+    warning : type, optional
+        The warning category when a fast path's answer fails its check, or a shipped type's
+        definition was edited (``warn_on_mismatch``).
+    stacklevel : int, optional
+        Passed to :func:`warnings.warn`.
+
+    Returns
+    -------
+    tuple
+        ``(answer, fast_path)``; ``fast_path`` is ``None`` when the generic solver answered.
+
+    Raises
+    ------
+    ValueError
+        If the family is not declared.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> fp = fast_path_for("meanfield", PowerOfD(2, 2))
+    >>> ans, used = dispatch("meanfield", PowerOfD(2, 2), lambda m, rho, dps: None, args=(1, 20),
+    ...                      verify_args=(20,))
+    >>> used.name, ans.method.split(";")[0]
+    ('shooting', 'shooting on log u_C')
+    """
+    kwargs = {} if kwargs is None else kwargs
+    fp = fast_path_for(family, subject)
+    if fp is not None:
+        ok, reason = binding(fp, subject)
+        if ok:
+            answer = fp.solve(subject, *args, **kwargs)
+            vargs = args if verify_args is None else verify_args
+            vkw = kwargs if verify_kwargs is None else verify_kwargs
+            vok, vreason = fp.verify(subject, answer, *vargs, **vkw)
+            if vok:
+                return answer, fp
+            warnings.warn(f"{subject!r}: the {fp.name} fast path's answer does not satisfy the definition's own "
+                          f"equations ({vreason}); using the generic solver", warning, stacklevel=stacklevel)
+        else:
+            wm = getattr(fp, "warn_on_mismatch", None)
+            if wm is not None and wm(subject):
+                warnings.warn(f"{subject!r}: the definition differs from the equations the {fp.name} fast path "
+                              f"assumes ({reason}); using the generic solver", warning, stacklevel=stacklevel)
+    return fallback(subject, *args, **kwargs), None
+
+
+# ------------------------------------------------------------------------------------------------
+# the mean-field names of the first version
+# ------------------------------------------------------------------------------------------------
+
+_MEANFIELD_REQUIRED = ("name", "applies", "solve", "verify", "warn_on_mismatch")
 
 
 def register_accelerator(model_class, accelerator) -> None:
-    """Register ``accelerator`` for models of class ``model_class`` (and its subclasses).
+    """Register ``accelerator`` for models of class ``model_class`` (and its subclasses): the
+    ``"meanfield"`` family of :func:`register_fast_path`.
 
     Parameters
     ----------
@@ -39,6 +475,11 @@ def register_accelerator(model_class, accelerator) -> None:
     -------
     None
 
+    Raises
+    ------
+    TypeError
+        If ``model_class`` is not a ``MeanFieldModel`` subclass or the accelerator lacks a method.
+
     See Also
     --------
     accelerator_for, symloss.meanfield.accelerators
@@ -50,14 +491,15 @@ def register_accelerator(model_class, accelerator) -> None:
     >>> accelerator_for(PowerOfD(2, 2)).name
     'shooting'
     """
-    from .model import MeanFieldModel
-    if not (isinstance(model_class, type) and issubclass(model_class, MeanFieldModel)):
+    if "meanfield" not in FAMILIES:
+        raise RuntimeError("the meanfield family is not declared (import symloss.core.model first)")
+    if not (isinstance(model_class, type) and issubclass(model_class, FAMILIES["meanfield"])):
         raise TypeError(f"model_class must be a MeanFieldModel subclass, got {model_class!r}")
-    missing = [a for a in ("name", "applies", "solve", "verify", "warn_on_mismatch") if not hasattr(accelerator, a)]
+    missing = [a for a in _MEANFIELD_REQUIRED if not hasattr(accelerator, a)]
     if missing:
         raise TypeError(f"accelerator must have name, applies, solve, verify and warn_on_mismatch; "
                         f"{type(accelerator).__name__} lacks {missing}")
-    _ACCELERATORS[model_class] = accelerator
+    register_fast_path("meanfield", model_class, accelerator, required=_MEANFIELD_REQUIRED)
 
 
 def accelerator_for(model):
@@ -79,15 +521,13 @@ def accelerator_for(model):
     >>> accelerator_for(RandomRouting(2)).name        # found on the parent class RetrialOfD
     'Erlang-B reduction'
     """
-    for cls in type(model).__mro__:
-        acc = _ACCELERATORS.get(cls)
-        if acc is not None:
-            return acc
-    return None
+    if "meanfield" not in FAMILIES:
+        return None
+    return fast_path_for("meanfield", model)
 
 
 def registered_accelerators() -> dict:
-    """A copy of the registry.
+    """A copy of the ``"meanfield"`` registry.
 
     Returns
     -------
@@ -100,4 +540,4 @@ def registered_accelerators() -> dict:
     >>> sorted(cls.__name__ for cls in registered_accelerators())
     ['JSQ', 'PowerOfD', 'RetrialOfD']
     """
-    return dict(_ACCELERATORS)
+    return registered_fast_paths("meanfield") if "meanfield" in FAMILIES else {}
