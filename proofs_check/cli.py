@@ -14,11 +14,15 @@ import json
 import sqlite3
 import sys
 
-from .core import QUICK_SELECTION, Status, dump_json, recheck_records, run_claims, select
+# the command-line grammar shared with every ``symloss`` subcommand (one-line errors, --json [PATH],
+# progress bars), from the room below both command lines
+from symloss.core.cli_grammar import (STDOUT, CliError, SymlossArgumentParser, add_alias, add_output, check_readable,
+                                      outputs, progress_bar, refuse_unused, write_json)
+
+from .core import QUICK_SELECTION, Status, certificate_document, dump_json, recheck_records, run_claims, select
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from symloss.cli._common import add_alias, add_output
     p.add_argument("--claim", action="append", metavar="GLOB",
                    help="only claims whose id matches GLOB (repeatable), e.g. 'seed000.*'")
     p.add_argument("--list", action="store_true", help="list the claims and exit")
@@ -42,7 +46,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _load_records(path: str) -> tuple[list, dict | None]:
-    from symloss.cli._common import CliError, check_readable
     check_readable(path, "--recheck")
     try:
         with open(path, encoding="utf-8") as fh:
@@ -58,9 +61,7 @@ def _load_records(path: str) -> tuple[list, dict | None]:
 
 
 def run(args) -> int:
-    from symloss.cli._common import STDOUT, CliError, outputs, progress_bar, write_json
-    from symloss.core.provenance import provenance
-    from symloss.cli._common import refuse_unused
+    from symloss.core.provenance import provenance   # lazy: it loads importlib.metadata
     out = sys.stdout
     runs = [("workers", "--workers"), ("scheduler", "--scheduler"), ("store", "--store"), ("no_resume", "--no-resume")]
     if args.recheck:
@@ -162,13 +163,11 @@ def run(args) -> int:
 
 
 def _document(results) -> dict:
-    from .core import certificate_document
     return certificate_document(results)
 
 
 def main(argv=None) -> int:
     """``python -m proofs_check``: the same options and error handling as ``symloss verify``."""
-    from symloss.cli._common import SymlossArgumentParser
     p = SymlossArgumentParser(prog="python -m proofs_check", description=__doc__.splitlines()[0])
     add_arguments(p)
     p.add_argument("--debug", action="store_true", help="show the full traceback of an error")

@@ -13,7 +13,13 @@ it is certainly true):
 * ``EVIDENCE``  - numerical agreement (at two precisions), never presented as a proof.
 
 Adding a claim is one small module in :mod:`proofs_check.claims` that calls :func:`register` (or
-uses the :func:`claim` decorator) at import time.
+uses the :func:`claim` decorator) at import time. Discovery imports every module of that package whose
+name does not start with ``_``, in name order (the order of the registry); helpers shared by several
+claim modules live outside it, in :mod:`proofs_check.support`.
+
+This module is imported when ``symloss`` builds its parser (``symloss verify`` registers its options),
+so it stays light: :func:`certificate_document` imports :mod:`symloss.core.provenance` (which loads
+``importlib.metadata``) only when a certificate document is written.
 """
 from __future__ import annotations
 
@@ -25,6 +31,8 @@ import time
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Iterable
+
+from . import claims as _claims_pkg
 
 __all__ = [
     "Status", "Certificate", "Claim", "ClaimResult", "CertificateError",
@@ -133,6 +141,23 @@ _DISCOVERED = False
 
 
 def register(c: Claim) -> Claim:
+    """Add a claim to the registry.
+
+    Parameters
+    ----------
+    c : Claim
+        The claim; registering the same object twice is a no-op.
+
+    Returns
+    -------
+    Claim
+        ``c``.
+
+    Raises
+    ------
+    ValueError
+        If another claim with the same id is registered.
+    """
     if c.id in _REGISTRY and _REGISTRY[c.id] is not c:
         raise ValueError(f"claim id {c.id!r} registered twice")
     _REGISTRY[c.id] = c
@@ -142,8 +167,28 @@ def register(c: Claim) -> Claim:
 def claim(id: str, *, statement: str, source: str, method: str, expected: Status | str,
           recheck: Callable[[dict], Status] | None = None, tags: Iterable[str] = (),
           summarize: Callable[[dict, Status], str] | None = None, unchecked: Iterable[str] = ()):
-    """Decorator: register the decorated zero-argument function as the claim's search (see
-    :class:`Claim` for ``summarize`` and ``unchecked``)."""
+    """Decorator: register the decorated zero-argument function as the claim's search.
+
+    Parameters
+    ----------
+    id : str
+        The claim id (``seed000.same_d.C2_d3``).
+    statement, source, method : str
+        The statement (LaTeX), where it comes from, how it is proved.
+    expected : Status or str
+        The status the search is expected to return.
+    recheck : callable, optional
+        ``recheck(data) -> Status``: the independent re-check of the stored certificate data.
+    tags : iterable of str, optional
+        Free-form tags.
+    summarize, unchecked : optional
+        See :class:`Claim`.
+
+    Returns
+    -------
+    callable
+        The decorator (it returns the decorated function unchanged).
+    """
     def deco(fn: Callable[[], Certificate]):
         register(Claim(id=id, statement=statement, source=source, method=method,
                        expected=Status(expected), prove=fn, recheck=recheck, tags=tuple(tags),
@@ -156,15 +201,26 @@ def all_claims() -> list[Claim]:
     """Every registered claim (importing each module of :mod:`proofs_check.claims` once)."""
     global _DISCOVERED
     if not _DISCOVERED:
-        from . import claims as pkg
-        for info in sorted(pkgutil.iter_modules(pkg.__path__), key=lambda m: m.name):
+        for info in sorted(pkgutil.iter_modules(_claims_pkg.__path__), key=lambda m: m.name):
             if not info.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{info.name}")
+                importlib.import_module(f"{_claims_pkg.__name__}.{info.name}")
         _DISCOVERED = True
     return list(_REGISTRY.values())
 
 
 def select(patterns: Iterable[str] | None = None) -> list[Claim]:
+    """The registered claims whose id matches one of ``patterns``.
+
+    Parameters
+    ----------
+    patterns : iterable of str, optional
+        ``fnmatch`` patterns (case-sensitive); none or empty: every claim.
+
+    Returns
+    -------
+    list of Claim
+        In registry order.
+    """
     claims = all_claims()
     pats = list(patterns or [])
     if not pats:
@@ -174,7 +230,20 @@ def select(patterns: Iterable[str] | None = None) -> list[Claim]:
 
 def run_claims(claims: list[Claim], progress: Callable[[int, int, Claim, ClaimResult | None], None] | None = None
                ) -> list[ClaimResult]:
-    """Run each claim's search; an exception inside a search gives UNDECIDED with the error text."""
+    """Run each claim's search; an exception inside a search gives UNDECIDED with the error text.
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The claims to run, in order.
+    progress : callable, optional
+        Called as ``progress(i, n, claim, None)`` before and ``progress(i, n, claim, result)`` after each.
+
+    Returns
+    -------
+    list of ClaimResult
+        One per claim, in order.
+    """
     results = []
     for i, c in enumerate(claims):
         if progress:
@@ -359,6 +428,11 @@ def _record_problem(rec: dict, c: Claim) -> str | None:
 def recheck_records(records: list[dict]) -> list[tuple[str, bool, str]]:
     """Re-verify stored certificates (as written by ``--json``) without repeating the searches.
 
+    Parameters
+    ----------
+    records : list of dict
+        The ``claims`` list of a certificate document (:func:`certificate_document`).
+
     Returns ``(id, ok, message)`` per record. A record is accepted only when *every* field is either
     verified or declared unverified by the registry (the record's ``unchecked_fields``, which must be the
     claim's own list):
@@ -425,12 +499,31 @@ def recheck_records(records: list[dict]) -> list[tuple[str, bool, str]]:
 
 def certificate_document(results: list[ClaimResult]) -> dict:
     """The JSON document of ``symloss verify --json``: the provenance (symloss and dependency versions,
-    command line, date; see :func:`symloss.core.provenance.provenance`) and one record per claim."""
+    command line, date; see :func:`symloss.core.provenance.provenance`) and one record per claim.
+
+    Parameters
+    ----------
+    results : list of ClaimResult
+        What :func:`run_claims` returned.
+
+    Returns
+    -------
+    dict
+        ``{"provenance": ..., "claims": [record, ...]}``.
+    """
     from symloss.core.provenance import provenance
     return {"provenance": provenance(claims=len(results)), "claims": [r.to_dict() for r in results]}
 
 
 def dump_json(results: list[ClaimResult], path: str) -> None:
-    """Write :func:`certificate_document` to ``path``."""
+    """Write :func:`certificate_document` to ``path``.
+
+    Parameters
+    ----------
+    results : list of ClaimResult
+        What :func:`run_claims` returned.
+    path : str
+        The JSON file to write.
+    """
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(certificate_document(results), fh, indent=1)

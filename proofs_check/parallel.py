@@ -8,6 +8,9 @@ certificate. ``executor="processes"`` uses local worker processes, ``"dask"`` a 
 (``scheduler="tcp://host:8786"``, or a ``LocalCluster`` started for the run), ``"serial"`` this
 process.
 
+The optional ``pandas`` is imported inside :func:`_read_store` only to test whether it is installed
+(without it the store is read with ``sqlite3``).
+
 The records come back in the order of the claims; a claim whose worker failed (raised outside the
 claim's own search, or was lost) is reported UNDECIDED with the stored error.
 """
@@ -18,7 +21,10 @@ import json
 import sqlite3
 from pathlib import Path
 
-from .core import Claim, all_claims, run_claims
+from symloss import _version
+from symloss.sweeps import load_sweep, sweep
+
+from .core import Certificate, Claim, Status, all_claims, run_claims
 
 __all__ = ["DEFAULT_STORE", "claim_point", "run_claims_store"]
 
@@ -37,9 +43,8 @@ def code_hash() -> str:
     code is not reused (its certificates are recomputed)."""
     global _CODE_HASH
     if _CODE_HASH is None:
-        import symloss
         h = hashlib.sha256()
-        for pkg in (Path(symloss.__file__).parent, Path(__file__).parent):
+        for pkg in (Path(_version.__file__).parent, Path(__file__).parent):
             for f in sorted(pkg.rglob("*.py")):
                 h.update(str(f.relative_to(pkg.parent)).encode())
                 h.update(f.read_bytes())
@@ -48,9 +53,29 @@ def code_hash() -> str:
 
 
 def claim_point(claim: str, statement: str, code: str = "") -> dict:
-    """Sweep function: run the claim ``claim`` (whose statement hash must be ``statement``) and
-    return its record (:meth:`proofs_check.core.ClaimResult.to_dict`); ``code`` is the
-    :func:`code_hash` of the client (part of the store key only)."""
+    """Sweep function: run one claim and return its record (:meth:`proofs_check.core.ClaimResult.to_dict`).
+
+    Parameters
+    ----------
+    claim : str
+        The claim id.
+    statement : str
+        The hash of its statement; a claim whose statement changed is refused.
+    code : str, optional
+        The :func:`code_hash` of the client (part of the store key only).
+
+    Returns
+    -------
+    dict
+        The claim's record.
+
+    Raises
+    ------
+    KeyError
+        If no claim has the id ``claim``.
+    ValueError
+        If the statement hash differs.
+    """
     by_id = {c.id: c for c in all_claims()}
     if claim not in by_id:
         raise KeyError(f"no claim {claim!r} in the registry")
@@ -62,8 +87,7 @@ def claim_point(claim: str, statement: str, code: str = "") -> dict:
 
 
 def _func_name() -> str:
-    import symloss
-    return f"proofs_check.claim_point[symloss {symloss.__version__}]"
+    return f"proofs_check.claim_point[symloss {_version.__version__}]"
 
 
 def _read_store(store: str, func: str) -> dict:
@@ -71,12 +95,11 @@ def _read_store(store: str, func: str) -> dict:
     :func:`symloss.load_sweep` when available, else the documented ``points`` table read-only)."""
     out = {}
     try:
-        import pandas  # noqa: F401
-
-        from symloss.sweeps import load_sweep
+        import pandas  # noqa: F401 - optional: load_sweep needs it
+        have_pandas = True
     except ImportError:
-        load_sweep = None
-    if load_sweep is not None:
+        have_pandas = False
+    if have_pandas:
         df = load_sweep(store, func=func, expand=False)
         for params, status, result, error in zip(df["params"], df["status"], df["result"], df["error"]):
             out[params["claim"]] = (status, result if status == "done" else error)
@@ -94,9 +117,29 @@ def _read_store(store: str, func: str) -> dict:
 
 def run_claims_store(claims: list, *, workers: int | None = None, scheduler=None, store: str = DEFAULT_STORE,
                      progress: bool = True, resume: bool = True) -> tuple[list, object]:
-    """Run ``claims`` through :func:`symloss.sweep` into ``store``; returns ``(records, summary)``
-    with one record dict per claim, in order (see the module docstring)."""
-    from symloss.sweeps import sweep
+    """Run ``claims`` through :func:`symloss.sweep` into ``store`` (see the module docstring).
+
+    Parameters
+    ----------
+    claims : list of Claim
+        The claims to run.
+    workers : int, optional
+        Local worker processes (``1``: this process, serially; default every core).
+    scheduler : str, optional
+        Address of a Dask scheduler (``tcp://host:8786``); then the claims run on that cluster.
+    store : str, optional
+        The SQLite store of finished certificates.
+    progress : bool, optional
+        Show the sweep's progress bar.
+    resume : bool, optional
+        Take the claims already in the store from it instead of recomputing them.
+
+    Returns
+    -------
+    tuple
+        ``(records, summary)``: one record dict per claim, in the order of ``claims``, and the sweep
+        summary.
+    """
     if scheduler is not None:
         executor = "dask"
     elif workers == 1:
@@ -121,7 +164,6 @@ def run_claims_store(claims: list, *, workers: int | None = None, scheduler=None
         if status == "done" and isinstance(value, dict):
             records.append(value)
         else:
-            from .core import Status
             err = str(value).strip().splitlines()[-1] if value else "worker failed"
             records.append({"id": c.id, "status": Status.UNDECIDED.value, "expected": str(c.expected.value),
                             "statement": c.statement, "source": c.source, "method": c.method, "seconds": 0.0,
@@ -135,7 +177,6 @@ class StoredResult:
     that the command line prints."""
 
     def __init__(self, record: dict, claim: Claim):
-        from .core import Certificate, Status
         self.record = record
         self.claim = claim
         cert = record.get("certificate") or {}
@@ -145,7 +186,6 @@ class StoredResult:
 
     @property
     def status(self):
-        from .core import Status
         return Status(self.record["status"])
 
     @property
@@ -157,4 +197,17 @@ class StoredResult:
 
 
 def as_results(records: list, claims: list) -> list:
+    """The records of :func:`run_claims_store` as :class:`StoredResult` objects.
+
+    Parameters
+    ----------
+    records : list of dict
+        One record per claim.
+    claims : list of Claim
+        The claims, in the same order.
+
+    Returns
+    -------
+    list of StoredResult
+    """
     return [StoredResult(r, c) for r, c in zip(records, claims)]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import sympy as sp
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from symloss import erlang_b_expr
 
 SOURCE = "Erlang-B formula (A. K. Erlang, 1917)"
 a = sp.Symbol("a", positive=True)
@@ -30,7 +31,6 @@ INT_RANGE = range(1, 21)
 
 
 def _E_expr(c, x):
-    from symloss import erlang_b_expr
     return erlang_b_expr(c, x)
 
 

@@ -24,8 +24,10 @@ the stamp refuses a certificate made from another definition.
 """
 from __future__ import annotations
 
-from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support import seed000 as com
+from symloss.core.convergence import (GlobalConvergenceCertificateError, certify_global_convergence,
+                                      verify_global_convergence)
 
 C_RANGE = range(1, 21)
 D_RANGE = range(1, 7)
@@ -56,7 +58,6 @@ def _summary(data: dict, status: Status) -> str:
 
 def _make(kind, C, d):
     def prove():
-        from symloss.core.convergence import certify_global_convergence
         m = com._model(kind, C, d)
         res = certify_global_convergence(m)
         data = {"policy": kind, "C": C, "d": d, "stamp": com.stamp(m), "certificate": res.certificate}
@@ -64,7 +65,6 @@ def _make(kind, C, d):
         return Certificate(st, data, _summary(data, st))
 
     def recheck(data):
-        from symloss.core.convergence import GlobalConvergenceCertificateError, verify_global_convergence
         if (data["policy"], data["C"], data["d"]) != (kind, C, d):
             raise CertificateError("parameters differ")
         m = com._model(kind, C, d)

@@ -3,7 +3,7 @@ r"""Seed 000, claim 4: at ``C = 2`` retrial-of-3 blocks strictly less than power
 ``seed000.dominance.C2_d2_dt3`` (PROVED by elimination; Cuesta et al. 2026 in docs/papers.md, claim 4):
 
 1. ``Q_ret(p, rho)`` and ``Q_pod(s, rho)`` are derived from ``RetrialOfD(2, 3)`` and ``PowerOfD(2, 2)``
-   stationary equations by resultants (:mod:`proofs_check.claims.seed000_common`).
+   stationary equations by resultants (:mod:`proofs_check.support.seed000`).
 2. A crossing ``B_ret(3) = p^3 = s^2 = B_pod(2)`` with ``p, s in (0, 1)`` means ``p = v^2``, ``s = v^3``
    with ``v in (0, 1)``; eliminating ``rho`` gives ``R_v(v) = Res_rho(Q_ret(v^2, rho), Q_pod(v^3, rho))``
    (degree 36) and ``R_v`` has **no root in (0, 1)** (Sturm count 0).
@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from proofs_check.claims import seed000_common as com
+import sympy as sp
+
 from proofs_check.core import Certificate, CertificateError, Claim, Status, claim
+from proofs_check.support import seed000 as com, seed000_compare as cmp
 
 ID = "seed000.dominance.C2_d2_dt3"
 C, D_POD, D_RET = 2, 2, 3
@@ -48,7 +50,6 @@ def _endpoints() -> dict:
 
 def _endpoint_signs(ep: dict) -> dict:
     """Signs of B_ret - B_pod from the leading terms at both ends (computed from ``ep``)."""
-    import sympy as sp
     rho, t = sp.symbols("rho t")
     b0 = sp.sympify(ep["retrial"]["at_0"]["blocking"]) - sp.sympify(ep["power"]["at_0"]["blocking"])
     boo = sp.sympify(ep["retrial"]["at_oo"]["blocking_in_t"]) - sp.sympify(ep["power"]["at_oo"]["blocking_in_t"])
@@ -146,7 +147,6 @@ FALSE_CLAIM = Claim(
 # --------------------------------------------------------------------------------------------------
 
 def _c3():
-    from proofs_check.claims import seed000_compare as cmp
     return cmp.make_everywhere(3, 3, 2, 1)     # claims B_ret(3) - B_pod(2) > 0 at every load
 
 

@@ -31,8 +31,9 @@ from __future__ import annotations
 import sympy as sp
 from flint import fmpz_poly
 
-from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support import seed000 as com
+from symloss.meanfield import JSQ, RHO, PowerOfD, RetrialOfD
 
 SANDWICH_C = tuple(range(1, 21))
 SANDWICH_D = tuple(range(2, 7))
@@ -110,7 +111,6 @@ claim("seed000.erlang_bounds.retrial_sandwich",
 # ---- fluid lower bound ------------------------------------------------------------------------------
 
 def _fluid_identities(C, d) -> dict:
-    from symloss.meanfield import JSQ, RHO, PowerOfD, RetrialOfD
     R = RetrialOfD(C, d)
     x = list(R.variables)
     f = R.drift()
@@ -138,7 +138,6 @@ def _fluid_ok(C, d, ids) -> bool:
 
 
 def _fluid_models(Cs, ds):
-    from symloss.meanfield import JSQ
     out = []
     for C in Cs:
         for d in ds:

@@ -5,7 +5,7 @@ with the certified threshold load and the number of crossings.
 random routing, in tail variables): there is :math:`\rho_0` with
 :math:`B_{ret}(\tilde d) < B_{pod}(d)` for every :math:`\rho > \rho_0`.
 
-PROVED by a certified comparison for every load (:mod:`proofs_check.claims.seed000_compare`):
+PROVED by a certified comparison for every load (:mod:`proofs_check.support.seed000_compare`):
 the sign of :math:`B_{ret}(\tilde d) - B_{pod}(d)` on :math:`(0, \infty)`, every crossing in an
 interval of width :math:`\le 10^{-30}` that holds exactly one crossing, and their count. The
 **threshold** (the load above which retrial-of-dt blocks strictly less at every larger load) is the
@@ -18,8 +18,8 @@ recomputed by the tests and lie in the certified intervals.
 """
 from __future__ import annotations
 
-from proofs_check.claims import seed000_compare as cmp
 from proofs_check.core import claim
+from proofs_check.support import seed000_compare as cmp
 
 C_RANGE = range(1, 21)
 PAIRS = [(d, dt) for d in range(1, 6) for dt in range(d + 1, 7)]

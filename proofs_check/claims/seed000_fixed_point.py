@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from flint import fmpz_poly
 
-from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support import seed000 as com
 
 CASES = [(C, d) for C in range(1, 21) for d in range(2, 7)]
 

@@ -31,15 +31,16 @@ from __future__ import annotations
 
 from flint import fmpz_poly
 
-from proofs_check.claims import seed000_common as com
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support import seed000 as com
+from symloss.meanfield.enclosures import (BindingError, carried_load_lemma, power_binding, retrial_binding,
+                                          retrial_g_lemma)
 
 C_RANGE = range(1, 21)
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claims 1 and 5"
 
 
 def _power_facts(C, d):
-    from symloss.meanfield.enclosures import BindingError, power_binding
     m = com._model("power", C, d)
     try:
         b = power_binding(m)
@@ -69,7 +70,6 @@ def _make_power(C, d):
 
 
 def _monotone_facts(C, d):
-    from symloss.meanfield.enclosures import BindingError, carried_load_lemma, retrial_binding, retrial_g_lemma
     out = {"C": C, "d": d}
     for dd in (d, d + 1):
         try:

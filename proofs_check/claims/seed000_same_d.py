@@ -7,19 +7,19 @@ r"""Seed 000, claim 2: for the same ``d``, power-of-d blocks no more than retria
   ``Q(x, rho) = x + rho x^d - rho``, strictly increasing in ``x > 0`` (every coefficient of
   ``dQ/dx`` is >= 0 and the constant term is 1), so ``p = s`` and the blockings are equal.
 * ``C >= 2`` (PROVED, strict): a certified comparison for every load
-  (:mod:`proofs_check.claims.seed000_compare`): no crossing on :math:`(0, \infty)` and
+  (:mod:`proofs_check.support.seed000_compare`): no crossing on :math:`(0, \infty)` and
   :math:`B_{ret}(d) - B_{pod}(d) > 0` on every cell, on :math:`(0, \rho(a_{lo})]` (elementary
   bounds) and on :math:`[\rho(a_{hi}), \infty)` (exact Taylor model; the blockings agree there to
   order :math:`\rho^{-3}`, the certified leading term is of order :math:`\rho^{-4}`).
 
 The resultant method of earlier versions (no root of ``R_v`` in (0, 1)) stopped at ``C = 5``; it is
-kept in :mod:`proofs_check.claims.seed000_common` and used by the tests as an independent check of
+kept in :mod:`proofs_check.support.seed000` and used by the tests as an independent check of
 the small cases.
 """
 from __future__ import annotations
 
-from proofs_check.claims import seed000_common as com, seed000_compare as cmp
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support import seed000 as com, seed000_compare as cmp
 
 C_RANGE = range(1, 21)
 D_RANGE = range(2, 7)

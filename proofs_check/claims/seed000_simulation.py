@@ -30,7 +30,14 @@ not a proof.
 """
 from __future__ import annotations
 
+from fractions import Fraction
+
+from scipy.optimize import brentq
+
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from symloss import PowerOfD, RetrialOfD, exact_finite_n, finite_n_threshold, refined_mean_field
+from symloss.finite_n.rational import (RationalCertificateError, certified_finite_n_threshold,
+                                       recheck_blocking_rational_function, recheck_threshold_certificate)
 
 C, D_POD, D_RET = 2, 3, 4
 NS = (10, 20, 40, 80)
@@ -38,20 +45,17 @@ REL = 1e-6
 
 
 def _exact_D(N, rho):
-    from symloss import exact_finite_n
     a = exact_finite_n("retrial", N, C, rho, D_RET).blocking
     b = exact_finite_n("power", N, C, rho, D_POD).blocking
     return a - b
 
 
 def _refined_D(N, rho):
-    from symloss import refined_mean_field
     return (refined_mean_field("retrial", rho=rho, C=C, d=D_RET, dps=15).at(N)
             - refined_mean_field("power", rho=rho, C=C, d=D_POD, dps=15).at(N))
 
 
 def _mf_D(rho):
-    from symloss import PowerOfD, RetrialOfD
     return float(RetrialOfD(C, D_RET).blocking(rho, dps=20) - PowerOfD(C, D_POD).blocking(rho, dps=20))
 
 
@@ -89,9 +93,6 @@ def _recheck(data: dict) -> Status:
        method="exact finite-N CTMC (sparse LU) + Brent; refined mean field (Gast-Van Houdt)",
        expected="EVIDENCE", unchecked=('rel_bracket',), recheck=_recheck)
 def _prove() -> Certificate:
-    from scipy.optimize import brentq
-
-    from symloss import finite_n_threshold
     exact, refined = [], []
     for N in NS:
         r = finite_n_threshold(C, D_POD, D_RET, N, method="exact", mean_field=False)
@@ -117,12 +118,10 @@ RMF_NS = (10, 20, 50, 100, 200)
 
 
 def _rmf_models():
-    from symloss import PowerOfD, RetrialOfD
     return {"retrial": RetrialOfD(RMF_C, RMF_D), "power": PowerOfD(RMF_C, RMF_D)}
 
 
 def _rmf_recheck(data: dict) -> Status:
-    from symloss import exact_finite_n, refined_mean_field
     if (data.get("C"), data.get("d"), data.get("rho")) != (RMF_C, RMF_D, RMF_RHO) or tuple(data.get("N", ())) != RMF_NS:
         raise CertificateError("certificate is for a different case")
     for name, model in _rmf_models().items():
@@ -155,7 +154,6 @@ def _rmf_recheck(data: dict) -> Status:
               "(Gast-Van Houdt; Gast-Bortolussi-Tribastone)",
        expected="EVIDENCE", recheck=_rmf_recheck)
 def _prove_rmf() -> Certificate:
-    from symloss import exact_finite_n, refined_mean_field
     data = {"C": RMF_C, "d": RMF_D, "rho": RMF_RHO, "N": list(RMF_NS)}
     for name, model in _rmf_models().items():
         r = refined_mean_field(model, rho=RMF_RHO, dps=20)
@@ -179,18 +177,10 @@ STATED_N10 = ("0.444754552002", "0.444754552003")
 
 
 def _threshold_models():
-    from symloss import PowerOfD, RetrialOfD
     return RetrialOfD(C, D_RET), PowerOfD(C, D_POD)
 
 
 def _proved_recheck(data: dict) -> Status:
-    from fractions import Fraction
-
-    from symloss.finite_n.rational import (
-        RationalCertificateError,
-        recheck_blocking_rational_function,
-        recheck_threshold_certificate,
-    )
     if (data.get("C"), data.get("d"), data.get("dt"), data.get("N")) != (C, D_POD, D_RET, PROVED_N):
         raise CertificateError("certificate is for a different case")
     cert = data["certificate"]
@@ -224,7 +214,6 @@ def _proved_recheck(data: dict) -> Status:
               "at deg + D + 1 fresh loads",
        expected="PROVED", recheck=_proved_recheck)
 def _prove_threshold_N10() -> Certificate:
-    from symloss.finite_n.rational import certified_finite_n_threshold
     a, b = _threshold_models()
     r = certified_finite_n_threshold(a, b, PROVED_N, "with_replacement", digits=DIGITS)
     data = {"C": C, "d": D_POD, "dt": D_RET, "N": PROVED_N, "certificate": r.certificate()}

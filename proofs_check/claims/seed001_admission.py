@@ -12,7 +12,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import sympy as sp
+
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from symloss.admission import OverloadedLossNetwork
 
 F = Fraction
 
@@ -65,7 +68,6 @@ def _check_instance(inst: dict) -> None:
     closed = N * (rH * lH + rL * (mu - lH))
     if F(inst["value"]) != primal or primal != closed:
         raise CertificateError(f"stored value {inst['value']} differs from the LP value {closed} at {p}")
-    from symloss.admission import OverloadedLossNetwork
     if OverloadedLossNetwork(N, lH, lL, rH, rL, mu).fluid_reward() != closed:
         raise CertificateError(f"symloss fluid_reward disagrees with the certified value at {p}")
 
@@ -73,7 +75,6 @@ def _check_instance(inst: dict) -> None:
 def _symbolic_certificate() -> dict:
     """Slacks of the primal/dual pair in the positive parametrisation
     mu = lam_H + s, lam_L = s + t, r_H = r_L + u  (s, t, u, N, lam_H, r_L > 0)."""
-    import sympy as sp
     N, lH, rL, s, t, u = sp.symbols("N lambda_H r_L s t u", positive=True)
     mu, lL, rH = lH + s, s + t, rL + u
     xH, xL = N * lH, N * (mu - lH)
@@ -93,7 +94,6 @@ def _symbolic_certificate() -> dict:
 
 
 def _check_symbolic(data: dict) -> None:
-    import sympy as sp
     fresh = _symbolic_certificate()
     for key in ("slacks", "primal_minus_dual", "primal_minus_closed_form"):
         if data.get(key) != fresh[key]:
@@ -159,7 +159,6 @@ _TOL = 0.05     # last-decade increment within 5 % of r_L mu ln 10 / ln(mu / lam
 
 
 def _regret_table(rows_from=None):
-    from symloss.admission import OverloadedLossNetwork
     out = []
     for i, (lH, lL, rH, rL, mu) in enumerate(_REGRET_SETS):
         rows = []

@@ -27,6 +27,7 @@ from fractions import Fraction
 import sympy as sp
 
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from symloss import Supermarket
 
 SOURCE = "Budhiraja, Mukherjee, Wu, Supermarket model on graphs (2019; paper 3 in docs/papers.md) (abstract: Mitzenmacher / Vvedenskaya et al. ODE)"
 EXACT_CASES = [(1, "1/2", 8), (2, "7/10", 6), (2, "1/3", 6), (3, "9/10", 4), (4, "1/2", 4), (5, "3/4", 3)]
@@ -43,7 +44,6 @@ def _identities() -> dict[str, sp.Expr]:
     sk, sk1 = sp.Symbol("s_k", positive=True), sp.Symbol("s_kp1", positive=True)
     # the equation proved below is the definition's own: the rows of Supermarket.drift (symbolic lam, d)
     # minus the template lam (s_{k-1}^d - s_k^d) - (s_k - s_{k+1}) for interior rows k = 1..3 (K = 4)
-    from symloss import Supermarket
     model = Supermarket(2, Fraction(1, 2))
     rows = model.drift(4, symbolic_parameters=True)
     lam_d = sp.Symbol("lambda", positive=True)
@@ -69,7 +69,6 @@ def _exact_case(d: int, lam: Fraction, K: int) -> tuple[list[Fraction], list[Fra
     """s_k = lam^e_k and the residuals of the definition's own truncated drift (Supermarket.drift(K),
     exact rationals) at it: rows 1..K-1 must vanish, row K equals -s_{K+1} (the truncation s_{K+1} = 0),
     so the residual reported for row K is drift_K + s_{K+1}."""
-    from symloss import Supermarket
     e = [j if d == 1 else (d ** j - 1) // (d - 1) for j in range(K + 2)]
     s = [lam ** ej for ej in e]
     m = Supermarket(d, lam)

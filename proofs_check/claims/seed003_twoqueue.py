@@ -17,68 +17,14 @@ from __future__ import annotations
 import math
 from collections import deque
 
+from flint import fmpq, fmpq_poly
+
 from proofs_check.core import Certificate, CertificateError, Status, claim
+from proofs_check.support.seed003 import (CASES, DEPARTURES, _case_of,  # noqa: F401 - _case_of re-exported
+                                          _lumpability_symbolic, _table_matches_model)
+from symloss.twoqueue import TwoQueueJSQ, transitions
 
 SOURCE = "Yao, Knessl, On the Shortest Queue Version of the Erlang Loss Model (2008; paper 4 in docs/papers.md), abstract (blocking of the JSQ loss model)"
-
-# ---- case table of the transition rules (state (m, n), K = m + n) -----------------------------------
-# each case: condition (text), the transitions as (dm, dn, rate) with rate a SymPy-parsable string
-CASES = [
-    {"case": "m < n", "moves": [[1, 0, "rho"]]},
-    {"case": "m > n", "moves": [[0, 1, "rho"]]},
-    {"case": "m = n < N", "moves": [[1, 0, "rho/2"], [0, 1, "rho/2"]]},
-    {"case": "m = n = N", "moves": []},
-]
-DEPARTURES = [[-1, 0, "m"], [0, -1, "n"]]   # present when m > 0, resp. n > 0 (rate 0 otherwise)
-
-
-def _case_of(N, m, n):
-    if m < n:
-        return 0
-    if m > n:
-        return 1
-    return 2 if m < N else 3
-
-
-def _table_matches_model(Nmax: int) -> int:
-    """Every state of every N <= Nmax: the rule function of symloss.twoqueue equals the table."""
-    from fractions import Fraction
-    from symloss.twoqueue import transitions
-    count = 0
-    for N in range(1, Nmax + 1):
-        for m in range(N + 1):
-            for n in range(N + 1):
-                want = []
-                for dm, dn, r in CASES[_case_of(N, m, n)]["moves"]:
-                    want.append((m + dm, n + dn, Fraction(1, 2) if r == "rho/2" else Fraction(1), 0))
-                if m > 0:
-                    want.append((m - 1, n, Fraction(0), m))
-                if n > 0:
-                    want.append((m, n - 1, Fraction(0), n))
-                got = [(a, b, Fraction(c), int(k)) for (a, b, c, k) in transitions(N, m, n)]
-                if sorted(got) != sorted(want):
-                    raise CertificateError(f"rule table differs from the model at N={N}, state {(m, n)}")
-                count += 1
-    return count
-
-
-def _lumpability_symbolic() -> list[dict]:
-    """For each case: total rate K -> K+1 and K -> K-1 (symbolic), must be rho*[K<2N] and m+n."""
-    import sympy
-    m, n, rho = sympy.symbols("m n rho", positive=True)
-    out = []
-    for c in CASES:
-        up = sum((sympy.sympify(r, locals={"rho": rho}) for dm, dn, r in c["moves"] if dm + dn == 1),
-                 sympy.Integer(0))
-        down = sum((sympy.sympify(r, locals={"m": m, "n": n}) for dm, dn, r in DEPARTURES), sympy.Integer(0))
-        up_expected = sympy.Integer(0) if c["case"] == "m = n = N" else rho
-        if sympy.simplify(up - up_expected) != 0 or sympy.simplify(down - (m + n)) != 0:
-            raise CertificateError(f"case {c['case']}: rates up={up}, down={down} do not aggregate")
-        if any(dm + dn not in (1,) for dm, dn, r in c["moves"]):
-            raise CertificateError(f"case {c['case']}: an arrival does not raise K by one")
-        out.append({"case": c["case"], "up": str(up), "down": str(down)})
-    return out
-
 
 # ---- exact symbolic stationary laws for small N (fmpq_poly) ---------------------------------------------
 
@@ -87,15 +33,12 @@ def _poly_to_list(p):
 
 
 def _list_to_poly(lst):
-    from flint import fmpq, fmpq_poly
     return fmpq_poly([fmpq(*map(int, s.split("/"))) if "/" in s else fmpq(int(s)) for s in lst])
 
 
 def _symbolic_law(N: int):
     """Common denominator D(rho) and numerators n_{m,n}(rho), from the package's level reduction over
     Q(rho) (the result is then verified independently by :func:`_check_law`)."""
-    from flint import fmpq, fmpq_poly
-    from symloss import TwoQueueJSQ
     Pf = TwoQueueJSQ(N, 1)._solve_symbolic_field()
 
     def conv(poly):
@@ -114,8 +57,6 @@ def _symbolic_law(N: int):
 
 def _check_law(N: int, D, nums) -> None:
     """Raise CertificateError unless nums/D is the stationary law of the full chain (identities)."""
-    from flint import fmpq, fmpq_poly
-    from symloss.twoqueue import transitions
     rho = fmpq_poly([0, 1])
     inflow = {(m, n): fmpq_poly([0]) for m in range(N + 1) for n in range(N + 1)}
     outrate = {s: fmpq_poly([0]) for s in inflow}
@@ -222,7 +163,6 @@ def _limit(a, i):
 
 
 def _imbalance(a, rho):
-    from symloss import TwoQueueJSQ
     N = int(round(a * rho))
     assert N == a * rho
     return [float(x) for x in TwoQueueJSQ(N, rho).stationary_distribution("float").imbalance()[:IMB_I]]

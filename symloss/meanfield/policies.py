@@ -1,4 +1,5 @@
-"""The policy-name table: one place that maps a policy name to the shipped model it stands for.
+"""The policy-name table: one place that maps a policy name to the shipped model it stands for (the
+names themselves, data only, are :mod:`symloss.core.policy_names`).
 
 Every entry point that takes a policy name (the CLI's ``--policy``, the sweep functions, the finite-N
 call forms, the claims registry) resolves it here, so the spellings, the rules on ``d`` and the
@@ -14,61 +15,12 @@ RetrialOfD(C=2, d=3)
 """
 from __future__ import annotations
 
+from ..core.policy_names import POLICIES, POLICY_ALIASES, SAMPLES_SERVERS, canonical_policy
 from .models import JSQ, PowerOfD, RandomRouting, RetrialOfD
 
 __all__ = ["POLICIES", "POLICY_ALIASES", "SAMPLES_SERVERS", "canonical_policy", "policy_model"]
 
-#: The canonical policy names, in the order the CLI and the docs list them.
-POLICIES = ("random", "retrial", "power", "jsq")
-
-#: Every accepted spelling (lower case) -> the canonical name.
-POLICY_ALIASES = {
-    "random": "random", "random_routing": "random", "randomrouting": "random",
-    "retrial": "retrial", "retrial_of_d": "retrial", "retrialofd": "retrial",
-    "power": "power", "power_of_d": "power", "powerofd": "power",
-    "jsq": "jsq",
-}
-
-#: Canonical name -> whether the policy takes ``d`` (the number of attempts or samples).
-SAMPLES_SERVERS = {"random": False, "retrial": True, "power": True, "jsq": False}
-
 _CLASSES = {"random": RandomRouting, "retrial": RetrialOfD, "power": PowerOfD, "jsq": JSQ}
-
-
-def canonical_policy(policy, name: str = "policy") -> str:
-    """The canonical name of a policy spelling.
-
-    Parameters
-    ----------
-    policy : str
-        A name from :data:`POLICY_ALIASES` (case-insensitive).
-    name : str, optional
-        The argument name used in the error message.
-
-    Returns
-    -------
-    str
-        One of :data:`POLICIES`.
-
-    Raises
-    ------
-    TypeError
-        If ``policy`` is not a string.
-    ValueError
-        If ``policy`` is not a known spelling.
-
-    Examples
-    --------
-    >>> canonical_policy("PowerOfD")
-    'power'
-    """
-    if not isinstance(policy, str):
-        raise TypeError(f"{name} must be a string, one of {list(POLICIES)}, got {policy!r}")
-    key = policy.lower()
-    if key not in POLICY_ALIASES:
-        raise ValueError(f"{name} must be one of {list(POLICIES)} (or {sorted(set(POLICY_ALIASES) - set(POLICIES))}), "
-                         f"got {policy!r}")
-    return POLICY_ALIASES[key]
 
 
 def policy_model(policy, C, d=None, *, name: str = "policy", d_name: str = "d"):

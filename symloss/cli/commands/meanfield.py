@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 from .._common import (
+    POLICIES,
     STDOUT,
     CliError,
     add_output,
@@ -34,7 +35,6 @@ from .._common import (
 
 __all__ = ["parse_int", "parse_load", "parse_range", "parse_dps", "make_model", "POLICIES", "register"]
 
-POLICIES = ("retrial", "power", "random", "jsq")
 MAX_C = 10_000      # symloss.meanfield.models._MAX_C
 MAX_D = 64
 
@@ -44,18 +44,33 @@ MAX_D = 64
 # ==================================================================================================
 
 def make_model(policy: str, C: int, d: int | None):
-    """The model object for ``--policy`` (``d`` is required for retrial/power, must be 1 or absent
-    for random/jsq)."""
-    import symloss
-    if policy not in POLICIES:
-        raise CliError(f"--policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    if policy in ("random", "jsq"):
-        if d not in (None, 1):
-            raise CliError(f"--d is not used by --policy {policy} (it samples no servers); omit it or use --d 1")
-        return symloss.RandomRouting(C) if policy == "random" else symloss.JSQ(C)
-    if d is None:
-        raise CliError(f"--policy {policy} needs --d (number of attempts / samples, integer >= 1)")
-    return symloss.RetrialOfD(C, d) if policy == "retrial" else symloss.PowerOfD(C, d)
+    """The model object for ``--policy``, from the policy-name table.
+
+    Parameters
+    ----------
+    policy : str
+        A name of :data:`symloss.meanfield.policies.POLICIES` (or an accepted spelling).
+    C : int
+        Capacity of a server.
+    d : int or None
+        Attempts (retrial) or samples (power); required for those, must be 1 or absent for random/jsq.
+
+    Returns
+    -------
+    MeanFieldModel
+        What :func:`symloss.meanfield.policies.policy_model` returns.
+
+    Raises
+    ------
+    CliError
+        For an unknown policy, a missing ``--d`` or a ``--d`` that the policy does not use (the message
+        names ``--policy`` and ``--d``).
+    """
+    from symloss.meanfield.policies import policy_model
+    try:
+        return policy_model(policy, C, d, name="--policy", d_name="--d")
+    except (TypeError, ValueError) as exc:
+        raise CliError(str(exc)) from None
 
 
 _fmt = fmt_number

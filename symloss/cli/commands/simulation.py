@@ -10,6 +10,7 @@ The positional policy and ``-N``/``-C``/``-d`` of earlier versions still work (d
 from __future__ import annotations
 
 from .._common import (
+    POLICIES,
     STDOUT,
     CliError,
     Stages,
@@ -24,8 +25,6 @@ from .._common import (
     refuse_unused,
     write_json,
 )
-
-POLICIES = ("random", "retrial", "power", "jsq")
 
 
 def _need(args, dest: str, option: str):
@@ -89,6 +88,7 @@ def run_simulate(args) -> int:
     import symloss
 
     from ...core.provenance import provenance
+    from ...meanfield.policies import SAMPLES_SERVERS
     if args.policy and args.policy_pos and args.policy != args.policy_pos:
         raise CliError(f"--policy {args.policy} and the positional policy {args.policy_pos} differ")
     policy = args.policy or args.policy_pos
@@ -102,7 +102,7 @@ def run_simulate(args) -> int:
     warmup = None if args.warmup is None else parse_int(args.warmup, "--warmup", min_value=0)
     reps = parse_int(args.replications, "--replications", min_value=1, max_value=100_000)
     seed = parse_seed(args.seed)
-    if policy in ("random", "jsq"):
+    if not SAMPLES_SERVERS[policy]:
         refuse_unused(args, [("sampling", "--sampling")], f"only with --policy retrial or power (--policy {policy} "
                       "samples no servers, so both conventions give the same chain)")
     sampling = args.sampling or "with_replacement"

@@ -1,0 +1,476 @@
+"""The command-line grammar shared by every ``symloss`` subcommand and by ``proofs_check``'s CLI (it lives
+in ``core`` so that both command lines can use it without importing each other; ``symloss.cli._common``
+re-exports it).
+
+* One spelling per quantity: ``--policy``, ``--C``, ``--d``, ``--dt``, ``--rho``, ``--N``, ``--dps``,
+  ``--seed``, ``--events``, ``--replications`` (older spellings stay as hidden aliases).
+* Outputs: ``--json [PATH]``, ``--csv [PATH]``, ``--latex [PATH]`` -- without ``PATH`` (or with ``-``)
+  the format goes to stdout instead of the text output; with ``PATH`` the file is written and the text
+  output still goes to stdout. Output paths are checked for writability before any work starts.
+* Errors: one line on stderr, ``symloss CMD: error: ...`` naming the option, exit status 2; no
+  traceback unless ``--debug``. Unknown options and subcommands get a "did you mean" hint.
+* Progress bars (tqdm, on stderr when it is a terminal, or with ``SYMLOSS_PROGRESS=1``) on every
+  command that can run for more than a few seconds; ``--no-progress`` turns them off.
+
+Parsers here raise :class:`CliError` (a ``ValueError``) with the option's name in the message.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import json
+import os
+import re
+import sys
+from fractions import Fraction
+
+STDOUT = "-"
+
+#: The ``--policy`` choices: the canonical names of the policy-name table, in its order (data only, so
+#: building the parsers at startup loads no model).
+from .policy_names import POLICIES  # noqa: E402
+
+#: Common misspellings -> the option symloss uses (offered as "did you mean", never accepted silently).
+SYNONYMS = {
+    "--digits": "--dps", "--precision": "--dps", "--prec": "--dps", "--capacity": "--C", "--c-max": "--C",
+    "--load": "--rho", "--lambda": "--rho", "--servers": "--N", "--n": "--N", "--samples": "--d",
+    "--attempts": "--d", "--d-tilde": "--dt", "--dtilde": "--dt", "--reps": "--replications",
+    "--nreps": "--replications", "--random-seed": "--seed", "--rng-seed": "--seed", "--steps": "--events",
+    "--output": "--json", "--out": "--json", "--tex": "--latex",
+}
+
+_NEGATIVE_NUMBER = re.compile(r"^-(\d|\.\d)")
+
+
+class CliError(ValueError):
+    """A user error at the command line (bad option value, unwritable output, ...)."""
+
+
+# ==================================================================================================
+# the parser
+# ==================================================================================================
+
+class SymlossArgumentParser(argparse.ArgumentParser):
+    """``argparse`` with one-line errors (``symloss CMD: error: ...``, exit status 2) and hints;
+    no abbreviated options (``--rh`` is not ``--rho``: scripts must not break when options are added)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        """Print ``PROG: error: MESSAGE (see PROG --help)`` on one line (with a "did you mean" hint for an
+        invalid choice) and exit with status 2."""
+        message = " ".join(str(message).split())
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = [c.strip().strip("'") for c in m.group(2).split(",")]
+            hint = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.5)
+            if hint:
+                message += f"; did you mean {hint[0]!r}?"
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    return [s for a in parser._actions for s in a.option_strings]
+
+
+def suggest(flag: str, options) -> str | None:
+    """The closest known option to ``flag`` (synonyms first, then by spelling)."""
+    options = list(options)
+    syn = SYNONYMS.get(flag) or SYNONYMS.get(flag.lower())
+    if syn and syn in options:
+        return syn
+    lower = {o.lower(): o for o in options}
+    if flag.lower() in lower:
+        return lower[flag.lower()]
+    if flag.startswith("-") and not flag.startswith("--") and f"-{flag}" in options:
+        return f"-{flag}"
+    hit = difflib.get_close_matches(flag, options, n=1, cutoff=0.5)
+    return hit[0] if hit else None
+
+
+def check_argv(parser: argparse.ArgumentParser, subparsers: argparse._SubParsersAction, argv: list[str]) -> None:
+    """Reject unknown subcommands and options before argparse reports anything else (such as missing
+    required options), with a "did you mean" hint."""
+    top_opts = set(option_strings(parser))
+    i = 0
+    while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
+        flag = argv[i].split("=", 1)[0]
+        if flag in ("-h", "--help", "--version"):
+            return
+        if flag not in top_opts:
+            hint = suggest(flag, top_opts)
+            parser.error(f"unknown option {flag}" + (f"; did you mean {hint}?" if hint else ""))
+        i += 1
+    if i >= len(argv):
+        return
+    cmd = argv[i]
+    if cmd not in subparsers.choices:
+        hint = difflib.get_close_matches(cmd, list(subparsers.choices), n=1, cutoff=0.5)
+        parser.error(f"unknown command {cmd!r}" + (f"; did you mean {hint[0]!r}?" if hint else "") +
+                     f" (commands: {', '.join(sorted(subparsers.choices))})")
+    sub = subparsers.choices[cmd]
+    known = option_strings(sub)
+    for tok in argv[i + 1:]:
+        if tok == "--":
+            break
+        if not tok.startswith("-") or tok == "-" or _NEGATIVE_NUMBER.match(tok):
+            continue
+        flag = tok.split("=", 1)[0]
+        if flag in known:
+            continue
+        hint = suggest(flag, [o for o in known if o not in ("-h",)])
+        sub.error(f"unknown option {flag}" + (f"; did you mean {hint}?" if hint else ""))
+
+
+def add_alias(p, *flags, dest: str, type=None, action=None, nargs=None, choices=None) -> None:
+    """A hidden, deprecated spelling of an option (``-N`` for ``--N``): same ``dest``, not in --help."""
+    kw = {"dest": dest, "help": argparse.SUPPRESS, "default": argparse.SUPPRESS}
+    if action:
+        kw["action"] = action
+    else:
+        if type is not None:
+            kw["type"] = type
+        if nargs is not None:
+            kw["nargs"] = nargs
+        if choices is not None:
+            kw["choices"] = choices
+    p.add_argument(*flags, **kw)
+
+
+def _output_path(option: str):
+    def conv(text: str) -> str:
+        s = str(text)
+        if s != STDOUT and re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?(/\d+)?", s):
+            raise argparse.ArgumentTypeError(
+                f"{s!r} looks like a number, not a file name; write {option} after the positional arguments "
+                f"or give a file name (e.g. {option} out{'.' + option.lstrip('-')})")
+        return s
+    conv.__name__ = f"{option.lstrip('-')} path"
+    return conv
+
+
+def add_output(p, fmt: str, help_text: str) -> None:
+    """``--FMT [PATH]``: without PATH (or ``-``) to stdout instead of the text output."""
+    p.add_argument(f"--{fmt}", nargs="?", const=STDOUT, default=None, metavar="PATH",
+                   type=_output_path(f"--{fmt}"),
+                   help=f"{help_text}; to stdout instead of the text output, or to the file PATH")
+
+
+def given(args, dest: str) -> bool:
+    """Whether the option stored in ``dest`` was given (options that can be refused as unused have the
+    default ``None``; flags ``False``)."""
+    v = getattr(args, dest, None)
+    return v is not None and v is not False
+
+
+def refuse_unused(args, options, why: str) -> None:
+    """Raise a one-line :class:`CliError` naming the first of ``options`` (``(dest, "--flag")`` pairs)
+    that was given although it would be silently ignored; ``why`` says when it is used
+    (e.g. ``"only with --method mp"``)."""
+    for dest, flag in options:
+        if given(args, dest):
+            raise CliError(f"{flag} would be ignored: it is used {why}; omit it")
+
+
+def add_progress(p) -> None:
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
+def outputs(args, *formats) -> dict:
+    """``{fmt: path}`` of the output options given; checks that at most one goes to stdout and that
+    every file can be written (before any work)."""
+    out = {f: getattr(args, f, None) for f in formats if getattr(args, f, None) is not None}
+    to_stdout = [f"--{f}" for f, v in out.items() if v == STDOUT]
+    if len(to_stdout) > 1:
+        raise CliError(f"{' and '.join(to_stdout)} would both go to stdout; give a PATH to all but one")
+    for f, path in out.items():
+        if path != STDOUT:
+            check_writable(path, f"--{f}")
+    return out
+
+
+def check_writable(path, option: str) -> str:
+    """Fail now (not after the computation) when ``path`` cannot be written: the API's
+    ``symloss.core.validation.check_output_path``, its error turned into a one-line
+    :class:`CliError` naming the option."""
+    from .validation import check_output_path   # lazy: validation loads SymPy, the parsers are built at startup
+    try:
+        return check_output_path(path, option)
+    except (OSError, ValueError, TypeError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def check_readable(path, option: str) -> str:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise CliError(f"{option}: file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise CliError(f"{option}: {path!r} is a directory, not a file")
+    if not os.access(path, os.R_OK):
+        raise CliError(f"{option}: {path!r} is not readable")
+    return path
+
+
+def write_text(path, text: str) -> None:
+    if path == STDOUT:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    else:
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(text if text.endswith("\n") else text + "\n")
+
+
+def write_json(path, data, *, provenance: dict | None = None) -> None:
+    """JSON of ``data`` (a dict) with a ``provenance`` key, to stdout (``-``) or a file."""
+    if provenance is not None and isinstance(data, dict):
+        data = {**data, "provenance": provenance}
+    write_text(path, json.dumps(data, indent=2, default=str, ensure_ascii=False))
+
+
+def progress_enabled(args) -> bool:
+    """Progress bars go to stderr when it is a terminal (or ``SYMLOSS_PROGRESS=1``), unless ``--no-progress``
+    (or ``SYMLOSS_PROGRESS=0``): a log file or a pipe gets no carriage-return noise."""
+    if getattr(args, "no_progress", False):
+        return False
+    env = os.environ.get("SYMLOSS_PROGRESS")
+    if env is not None:
+        return env.strip() not in ("", "0", "false", "no")
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # pragma: no cover - closed or replaced stderr
+        return False
+
+
+def progress_bar(args, total=None, desc: str = "", unit: str = "it"):
+    """A tqdm bar on stderr (see :func:`progress_enabled`); erased when it closes on a terminal."""
+    from tqdm import tqdm
+    try:
+        tty = sys.stderr.isatty()
+    except (AttributeError, ValueError):  # pragma: no cover
+        tty = False
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                disable=not progress_enabled(args), leave=not tty)
+
+
+class Stages:
+    """A progress bar over the named stages of a command whose single calls have no progress hook."""
+
+    def __init__(self, args, names, desc: str):
+        self.names = list(names)
+        self.bar = progress_bar(args, total=len(self.names), desc=desc, unit="stage")
+
+    def __enter__(self):
+        return self
+
+    def start(self, name: str) -> None:
+        self.bar.set_postfix_str(name)
+
+    def done(self) -> None:
+        self.bar.update(1)
+
+    def __exit__(self, *exc):
+        self.bar.close()
+        return False
+
+
+# ==================================================================================================
+# values
+# ==================================================================================================
+
+_MAX_EXPONENT = 400
+
+
+def _decimal_exponent(s: str) -> int | None:
+    m = re.fullmatch(r"[+-]?(\d*)(?:\.(\d*))?[eE]([+-]?\d+)", s)
+    if not m:
+        return None
+    return int(m.group(3))
+
+
+def parse_int(text, name: str, *, min_value: int | None = 1, max_value: int | None = None) -> int:
+    """An integer option such as ``--C 3``; ``3.0`` and ``2e6`` are accepted, ``2.5``/``nan``/``x`` are not."""
+    if min_value is None and max_value is None:
+        rng = ""
+    elif max_value is None:
+        rng = f" >= {min_value}"
+    elif min_value is None:
+        rng = f" <= {max_value}"
+    else:
+        rng = f" in [{min_value}, {max_value}]"
+    s = str(text).strip()
+    try:
+        v = int(s)
+    except ValueError:
+        exp = _decimal_exponent(s)
+        if exp is not None and abs(exp) > _MAX_EXPONENT:
+            raise CliError(f"{name} must be an integer{rng}, got {text!r} (out of range)") from None
+        try:
+            f = Fraction(s)
+        except (ValueError, ZeroDivisionError):
+            raise CliError(f"{name} must be an integer{rng}, got {text!r}") from None
+        if f.denominator != 1:
+            raise CliError(f"{name} must be an integer{rng}, got {text!r} (not an integer)") from None
+        v = int(f)
+    if (min_value is not None and v < min_value) or (max_value is not None and v > max_value):
+        raise CliError(f"{name} must be an integer{rng}, got {v}")
+    return v
+
+
+def _g(x) -> str:
+    if isinstance(x, int) and x > 10 ** 300:       # beyond float: an exact power-of-ten bound
+        s = str(x)
+        return f"1e{len(s) - 1}" if s.strip("0") == "1" else s
+    if isinstance(x, Fraction) and x.numerator == 1 and x.denominator > 10 ** 300:
+        return "1e-" + str(len(str(x.denominator)) - 1)
+    return re.sub(r"e([+-]?)0+(\d)", r"e\1\2", f"{x:g}".replace("e+", "e"))     # 1e9, 1e-9 (not 1e09)
+
+
+def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
+               max_magnitude: float = 1e300, example: str = "1.5, 3/2 or 1e-3") -> Fraction:
+    """A real option read exactly (``1.5``, ``3/2``, ``1e-3``) as a Fraction; ``nan``/``inf`` and values
+    outside the interval (or beyond ``max_magnitude``, the range the numerics accept) are rejected."""
+    s = str(text).strip()
+    low = s.lower()
+    if low in ("nan", "+nan", "-nan") or "inf" in low:
+        raise CliError(f"{name} must be a finite real number, got {text!r}")
+    exp = _decimal_exponent(s)
+    if exp is not None and exp > _MAX_EXPONENT:
+        raise CliError(f"{name} = {text} is out of range (at most {_g(max_magnitude)})")
+    if exp is not None and exp < -_MAX_EXPONENT:
+        raise CliError(f"{name} = {text} is out of range (at least {_g(1 / max_magnitude) if max_magnitude <= 1e300 else _g(Fraction(1, int(max_magnitude)))} in magnitude, or 0)")
+    try:
+        v = Fraction(s)
+    except (ValueError, ZeroDivisionError):
+        raise CliError(f"{name} must be a real number such as {example}, got {text!r}") from None
+    if abs(v) > max_magnitude:
+        raise CliError(f"{name} = {text} is out of range (at most {_g(max_magnitude)} in magnitude)")
+    left = "(" if lower_open or lower is None else "["
+    right = ")" if upper_open or upper is None else "]"
+    rng = f" in {left}{'-inf' if lower is None else lower}, {'inf' if upper is None else upper}{right}"
+    if lower is not None and (v < lower or (lower_open and v == lower)):
+        raise CliError(f"{name} must be a real number{rng}, got {text!r}")
+    if upper is not None and (v > upper or (upper_open and v == upper)):
+        raise CliError(f"{name} must be a real number{rng}, got {text!r}")
+    return v
+
+
+def parse_load(text, name: str = "--rho") -> Fraction:
+    """A load ``rho > 0`` read exactly: ``1.5``, ``3/2``, ``1e-3``. ``nan``, ``inf``, ``0`` and
+    negative values are rejected."""
+    s = str(text).strip()
+    low = s.lower()
+    if low in ("nan", "+nan", "-nan") or "inf" in low:
+        raise CliError(f"{name} must be a finite real number > 0, got {text!r}")
+    try:
+        v = parse_real(s, name)
+    except CliError as exc:
+        if "out of range" in str(exc):
+            raise
+        raise CliError(f"{name} must be a real number > 0 such as 1.5, 3/2 or 1e-3, got {text!r}") from None
+    if v <= 0:
+        raise CliError(f"{name} must be a real number > 0, got {text!r}")
+    return v
+
+
+def parse_dps(text, name: str = "--dps") -> int:
+    return parse_int(text, name, min_value=5, max_value=100_000)
+
+
+def parse_seed(text, name: str = "--seed") -> int:
+    return parse_int(text, name, min_value=0, max_value=2 ** 128 - 1)
+
+
+def parse_events(text, name: str = "--events") -> int:
+    return parse_int(text, name, min_value=1, max_value=10 ** 13)
+
+
+def _eval_int_expr(text: str, name: str, d: int | None) -> int:
+    """Evaluate an integer expression in ``d`` (``d+1``, ``2*d``, ``d-1``, ``4``)."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError:
+        raise CliError(f"{name}: cannot read {text!r} (use integers, d, +, -, *)") from None
+
+    def ev(node):
+        if isinstance(node, ast.Expression):
+            return ev(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            if abs(node.value) > 10 ** 9:
+                raise CliError(f"{name}: {node.value} is out of range in {text!r}")
+            return node.value
+        if isinstance(node, ast.Name) and node.id == "d":
+            if d is None:
+                raise CliError(f"{name}: 'd' is only allowed in --dt, got {text!r}")
+            return d
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            a, b = ev(node.left), ev(node.right)
+            return a + b if isinstance(node.op, ast.Add) else (a - b if isinstance(node.op, ast.Sub) else a * b)
+        raise CliError(f"{name}: cannot read {text!r} (use integers, d, +, -, *)")
+    return ev(tree)
+
+
+def parse_range(text, name: str, *, d: int | None = None, min_value: int = 1, max_value: int | None = None,
+                max_count: int = 100_000) -> list:
+    """Inclusive integer ranges: ``1:10`` -> 1..10, ``1:10:3`` -> 1, 4, 7, 10, ``2,5,7`` -> a list,
+    ``4`` -> [4]. With ``d`` given, endpoints may be expressions in ``d`` (``d+1:d+2``)."""
+    s = str(text).strip()
+    if not s:
+        raise CliError(f"{name} must be a range such as 1:10, got an empty string")
+    out: list = []
+    for part in s.split(","):
+        pieces = part.split(":")
+        if len(pieces) not in (1, 2, 3) or any(not p.strip() for p in pieces):
+            raise CliError(f"{name} must look like A, A:B or A:B:STEP (inclusive), got {text!r}")
+        vals = [_eval_int_expr(p, name, d) for p in pieces]
+        if len(vals) == 1:
+            out.append(vals[0])
+            continue
+        lo, hi = vals[0], vals[1]
+        step = vals[2] if len(vals) == 3 else 1
+        if step < 1:
+            raise CliError(f"{name}: the step must be >= 1, got {step} in {text!r}")
+        if hi < lo:
+            raise CliError(f"{name}: empty range {text!r} (end {hi} < start {lo})")
+        if (hi - lo) // step + 1 + len(out) > max_count:
+            raise CliError(f"{name}: {text!r} has more than {max_count} values")
+        out.extend(range(lo, hi + 1, step))
+    rng = f">= {min_value}" if max_value is None else f"in [{min_value}, {max_value}]"
+    for v in out:
+        if v < min_value or (max_value is not None and v > max_value):
+            where = f" (with d = {d})" if d is not None else ""
+            raise CliError(f"{name} values must be integers {rng}, got {v} from {text!r}{where}")
+    return list(dict.fromkeys(out))
+
+
+def fmt_number(x, dps: int) -> str:
+    import mpmath
+    return mpmath.nstr(x, dps, min_fixed=-5, max_fixed=8)
+
+
+# ==================================================================================================
+# errors from the library: name the option
+# ==================================================================================================
+
+def name_option(message: str, parser: argparse.ArgumentParser | None) -> str:
+    """Name the option in a library message that starts with an argument name: ``rho must be ...``
+    becomes ``--rho must be ...`` (positional arguments keep their name)."""
+    if parser is None or message.startswith("-"):
+        return message
+    m = re.match(r"^([A-Za-z_][A-Za-z_0-9]*)(\[\d+\])?(?=[\s:=,])", message)
+    if not m:
+        return message
+    word = m.group(1)
+    known = option_strings(parser)
+    candidates = [f"--{word}", f"--{word.replace('_', '-')}"]
+    for a in parser._actions:
+        if a.dest == word and a.option_strings and a.help != argparse.SUPPRESS:
+            candidates.insert(0, next((s for s in a.option_strings if s.startswith("--")), a.option_strings[0]))
+    for opt in candidates:
+        if opt in known:
+            return opt + message[len(word):]
+    return message
