@@ -31,6 +31,8 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ..core.validation import check_int, check_real
+
 __all__ = ["m", "n", "N", "rho", "Rule", "RULES", "transitions", "compile_rules", "rule_arrays",
            "balance_equations", "balance_residual", "rules_equal", "rules_latex"]
 
@@ -288,7 +290,6 @@ def transitions(N: int, m: int, n: int, rules=RULES):
     [(1, 1, Fraction(1, 1), 0), (0, 0, Fraction(0, 1), 1)]
     """
     if not (isinstance(N, int) and isinstance(m, int) and isinstance(n, int)) or isinstance(N, bool):
-        from ..core.validation import check_int
         N = check_int(N, "N", min_value=1)
         m = check_int(m, "m", min_value=0, max_value=N)
         n = check_int(n, "n", min_value=0, max_value=N)
@@ -429,7 +430,6 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
     >>> balance_residual(TwoQueueJSQ(2, 1).generic_solve(), 1.0) < 1e-12
     True
     """
-    from ..core.validation import check_real
     p = np.asarray(p, dtype=float)
     if p.ndim != 2 or p.shape[0] != p.shape[1] or p.shape[0] < 2:
         raise ValueError(f"p must be a square (N+1, N+1) array with N >= 1, got shape {p.shape}")
@@ -456,8 +456,10 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
             if t_lo < t_hi and c_lo < c_hi:
                 inflow[t_lo - r0:t_hi - r0, c_lo:c_hi] += f[t_lo - dm - s0:t_hi - dm - s0, c_lo - dn:c_hi - dn]
         out = outflow[r0 - s0:r1 - s0]
-        mask = (p[r0:r1] >= floor) & (out > 0)
-        if mask.any():
-            rel = np.abs(inflow[mask] - out[mask]) / out[mask]
-            worst = max(worst, float(rel.max()))
+        worst = max(worst, _max_relative_gap(inflow, out, (p[r0:r1] >= floor) & (out > 0)))
     return worst
+
+
+def _max_relative_gap(inflow, out, mask) -> float:
+    """``max |inflow - out| / out`` over the states of ``mask`` (0 when none is selected)."""
+    return float(np.max(np.abs(inflow[mask] - out[mask]) / out[mask])) if mask.any() else 0.0

@@ -29,6 +29,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ..core.validation import check_int
+
 __all__ = ["LevelKernels", "level_kernels", "StructureError"]
 
 
@@ -45,7 +47,7 @@ class LevelKernels:
     ``(i_to, j_from)`` to the rate from state ``j`` of level ``K-1``, ``K+1``, ``K`` into state ``i`` of
     level ``K``; ``out[K][i]`` is the total out-rate, ``down[K][i]`` the out-rate to level ``K-1``.
 
-    Attributes
+    Parameters
     ----------
     N : int
         Servers per station.
@@ -183,7 +185,6 @@ def level_kernels(N: int, transitions_fn, *, lump: bool | None = None) -> LevelK
     >>> level_kernels(2, lambda i, j: transitions(2, i, j), lump=False).sizes     # every state
     [1, 2, 3, 2, 1]
     """
-    from ..core.validation import check_int
     N = check_int(N, "N", min_value=1)
     if not callable(transitions_fn):
         raise TypeError(f"transitions_fn must be callable (m, n) -> list, got {type(transitions_fn).__name__}")

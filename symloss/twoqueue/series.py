@@ -19,6 +19,10 @@ import mpmath
 import numpy as np
 import sympy
 
+from ..core.validation import check_int, check_real
+from . import derivation as dv
+from .definition import RULES
+
 __all__ = ["PowerSeries", "ps_sqrt", "corner_conditional_laws"]
 
 
@@ -176,7 +180,6 @@ def ps_sqrt(s):
 def _corner_funcs(rules):
     """Lambdified pieces of the corner closed form: zeta(Y) with X = Y/load^2, and base, G0, w/load as
     functions of zeta (partial fractions in zeta)."""
-    from . import derivation as dv
     law = dv.corner_law(rules)
     Y = sympy.Symbol("Y")
     zY = law.kernel_root.subs(dv.X, Y / law.load ** 2)
@@ -225,8 +228,6 @@ def corner_conditional_laws(a, J: int, *, rules=None, dps: int | None = None):
     >>> [[round(float(v), 10) for v in c] for c in corner_conditional_laws(0.3, 2)]
     [[1.0], [1.0], [0.6384919825, 0.3615080175]]
     """
-    from ..core.validation import check_int, check_real
-    from .definition import RULES
     J = check_int(J, "J", min_value=0)
     if not isinstance(a, complex):
         check_real(a if not isinstance(a, str) else mpmath.mpf(a), "a", lower=0, lower_open=True)

@@ -19,8 +19,10 @@ definition.
 from __future__ import annotations
 
 import numpy as np
+from flint import arb, arb_mat, fmpq, fmpq_mat
 
-from .kernels import LevelKernels
+from ._numba import kernels as numba_kernels
+from .kernels import LevelKernels, StructureError
 
 __all__ = ["reduce_levels", "assemble_joint", "float_generic"]
 
@@ -29,9 +31,7 @@ def _num(kind, pair, rho):
     """``c1 * rho + c0`` as an ``fmpq`` or ``arb``."""
     c1, c0 = pair
     if kind == "fmpq":
-        from flint import fmpq
         return fmpq(c1.numerator, c1.denominator) * rho + fmpq(c0.numerator, c0.denominator)
-    from flint import arb
     return (arb(c1.numerator) / c1.denominator) * rho + arb(c0.numerator) / c0.denominator
 
 
@@ -74,7 +74,6 @@ def reduce_levels(kern: LevelKernels, rho, kind: str):
     L = 2 * N + 1
     sizes = kern.sizes
     if kind in ("fmpq", "arb"):
-        from flint import arb_mat, fmpq_mat
         Mat = arb_mat if kind == "arb" else fmpq_mat
 
         def val(pair):
@@ -261,7 +260,6 @@ def float_generic(kern: LevelKernels, rho: float, tol: float, maxiter: int):
     >>> [round(float(v), 12) for v in c[off[2]:off[3]]]     # P(d = 0 | K = 2), P(d = 2 | K = 2)
     [0.888888888889, 0.111111111111]
     """
-    from ._kernels import gs_generic
     kern.require("adjacent", "aggregated", "irreducible", solver="the float level solver")
     N = kern.N
     L = 2 * N + 1
@@ -274,7 +272,6 @@ def float_generic(kern: LevelKernels, rho: float, tol: float, maxiter: int):
     logw = np.zeros(L)
     for K in range(1, L):
         if lam[K - 1] <= 0 or mu[K] <= 0:
-            from .kernels import StructureError
             raise StructureError(f"level {K}: birth-death rates lambda={lam[K - 1]}, mu={mu[K]} are not positive")
         logw[K] = logw[K - 1] + np.log(lam[K - 1]) - np.log(mu[K])
     top = logw.max()
@@ -307,6 +304,6 @@ def float_generic(kern: LevelKernels, rho: float, tol: float, maxiter: int):
     c = np.zeros(int(off[-1]))
     for K in range(L):
         c[off[K]:off[K + 1]] = 1.0 / sizes[K]
-    its, diff, rate = gs_generic(c, off, ptr, np.asarray(src, dtype=np.int64), np.asarray(w, dtype=float),
-                                 outr, tol, maxiter)
+    its, diff, rate = numba_kernels().gs_generic(c, off, ptr, np.asarray(src, dtype=np.int64),
+                                                 np.asarray(w, dtype=float), outr, tol, maxiter)
     return c, off, level, loglevel, its, diff, rate
