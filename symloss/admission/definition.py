@@ -27,6 +27,8 @@ from functools import lru_cache
 
 import sympy as sp
 
+from ..core.model import ModelDefinitionError
+
 __all__ = ["Rule", "RULES", "n", "N", "lam_H", "lam_L", "mu", "is_shipped", "rates"]
 
 n, N = sp.symbols("n N", nonnegative=True, integer=True)
@@ -36,7 +38,13 @@ lam_H, lam_L, mu = sp.symbols("lambda_H lambda_L mu", positive=True)
 @dataclass(frozen=True)
 class Rule:
     """One transition: ``jump`` of the busy count at ``rate`` (SymPy, in ``n, N, lam_H, lam_L, mu``);
-    ``cls`` is ``"H"``/``"L"`` for an arrival the policy may admit, ``None`` for a departure."""
+    ``cls`` is ``"H"``/``"L"`` for an arrival the policy may admit, ``None`` for a departure.
+
+    Parameters
+    ----------
+    name, jump, rate, cls
+        Fields of the result, in the order of the class body.
+    """
     name: str
     jump: int
     rate: sp.Expr
@@ -51,7 +59,6 @@ RULES = (
 
 
 def _check(rules) -> None:
-    from ..core.model import ModelDefinitionError
     classes = [r.cls for r in rules]
     if sorted(c for c in classes if c is not None) != ["H", "L"] or classes.count(None) != 1:
         raise ModelDefinitionError("admission rules need exactly one arrival rule of class 'H', one of class 'L' "

@@ -13,6 +13,7 @@ import numpy as np
 from ..core.precision import mpf_to_str
 from ..core.results import ResultMixin
 from ..core.stats import t_half_width
+from ..core.validation import real_array
 
 # ------------------------------------------------------------------------------------------------
 # small result types
@@ -36,7 +37,13 @@ def _plain(x):
 
 @dataclass(frozen=True)
 class Estimate(ResultMixin):
-    """A Monte Carlo mean with a two-sided 95 % Student-t confidence half-width."""
+    """A Monte Carlo mean with a two-sided 95 % Student-t confidence half-width.
+
+    Parameters
+    ----------
+    value, half_width, n
+        Fields of the result, in the order of the class body.
+    """
     value: float
     half_width: float
     n: int
@@ -44,8 +51,17 @@ class Estimate(ResultMixin):
     @classmethod
     def from_samples(cls, xs) -> "Estimate":
         """Mean and 95 % Student-t half-width of finite samples; one sample gives
-        ``half_width = inf`` (no interval can be formed; never NaN)."""
-        from ..core.validation import real_array
+        ``half_width = inf`` (no interval can be formed; never NaN).
+
+        Parameters
+        ----------
+        xs : array_like of real
+            The samples (finite).
+
+        Returns
+        -------
+        Estimate
+        """
         xs = real_array(xs, "samples").ravel()
         n = xs.size
         if n == 0:
@@ -75,7 +91,17 @@ class TrunkReservationReward(ResultMixin):
 
     ``reward`` is the reward rate, ``regret`` = fluid - reward computed through the identity
     :math:`(r_H-r_L)\,\text{lost}_H + r_L\mu\,E[\text{idle}]`; ``identity_residual`` is its difference
-    from ``fluid - reward`` computed directly (both at ``dps`` digits, so it is ~ 10^-dps N)."""
+    from ``fluid - reward`` computed directly (both at ``dps`` digits, so it is ~ 10^-dps N).
+
+    Parameters
+    ----------
+    K, reward, regret, lost_H_rate, mean_idle, p_full
+        Fields of the result, in the order of the class body.
+    identity_residual, dps
+        Fields of the result, in the order of the class body.
+    method : optional
+        Fields with a default.
+    """
     K: int
     reward: Any
     regret: Any
@@ -97,7 +123,15 @@ class OnlineOptimum(ResultMixin):
     ``min_margin`` is the smallest slack of the optimality (policy-improvement) inequalities
     :math:`r_c + \Delta h(n) \gtrless 0` over all states and both classes (>= 0 certifies that no
     improvement exists; see :meth:`OverloadedLossNetwork.online_optimal`). ``bias_concave`` says
-    whether :math:`\Delta h(n)` is non-increasing (then every greedy policy is a threshold)."""
+    whether :math:`\Delta h(n)` is non-increasing (then every greedy policy is a threshold).
+
+    Parameters
+    ----------
+    threshold, reward, regret, fluid, lost_H_rate, mean_idle
+        Fields of the result, in the order of the class body.
+    min_margin, bias_concave, improvement_iterations, dps, method
+        Fields of the result, in the order of the class body.
+    """
     threshold: int
     reward: Any
     regret: Any
@@ -120,7 +154,15 @@ class SamplePath(ResultMixin):
 
     ``kinds[i]`` is 0 (H arrival), 1 (L arrival) or 2 (potential departure); ``marks[i]`` is the
     uniform mark ``U`` of event ``i`` (a potential departure happens iff ``U N < n``; marks of
-    arrivals are drawn too, and unused, so that a path is a function of the seed only)."""
+    arrivals are drawn too, and unused, so that a path is a function of the seed only).
+
+    Parameters
+    ----------
+    N, lam_H, lam_L, mu, horizon, seed
+        Fields of the result, in the order of the class body.
+    times, kinds, marks
+        Fields of the result, in the order of the class body.
+    """
     N: int
     lam_H: float
     lam_L: float
@@ -144,7 +186,17 @@ class SamplePath(ResultMixin):
         r"""Pathwise fluid reward :math:`X = r_H A_H + r_L (D_{pot} - A_H)`, with
         :math:`E[X] = T\,R_{fluid}` exactly (:math:`A_H` H arrivals, :math:`D_{pot}` potential
         departures). For any policy, :math:`X - V = (r_H-r_L)\text{lost}_H + r_L\,\text{wasted}
-        - r_L (n_T - n_0)` (wasted = potential departures that found the marked server idle)."""
+        - r_L (n_T - n_0)` (wasted = potential departures that found the marked server idle).
+
+        Parameters
+        ----------
+        r_H, r_L : real
+            The rewards of the two classes.
+
+        Returns
+        -------
+        float
+        """
         c = self.counts
         return float(r_H) * c["H"] + float(r_L) * (c["D"] - c["H"])
 
@@ -156,7 +208,13 @@ class SamplePath(ResultMixin):
 
 @dataclass(frozen=True)
 class JobSample(ResultMixin):
-    """Jobs of the job-duration variant: arrival times (sorted), own service durations, classes."""
+    """Jobs of the job-duration variant: arrival times (sorted), own service durations, classes.
+
+    Parameters
+    ----------
+    N, horizon, seed, arrivals, durations, classes
+        Fields of the result, in the order of the class body.
+    """
     N: int
     horizon: float
     seed: Any
@@ -176,7 +234,15 @@ class JobSample(ResultMixin):
 class OfflineResult(ResultMixin):
     r"""Exact offline optimum on one uniformised path: ``total_reward`` = :math:`V_0(n_0)`,
     ``reward_rate`` = total / horizon, ``cost_rate`` = (X - V)/T with X the path's fluid control
-    variate (an unbiased estimate of :math:`C_{vol}` at this horizon)."""
+    variate (an unbiased estimate of :math:`C_{vol}` at this horizon).
+
+    Parameters
+    ----------
+    total_reward, reward_rate, cost_rate, horizon, n0, n_events
+        Fields of the result, in the order of the class body.
+    method : optional
+        Fields with a default.
+    """
     total_reward: float
     reward_rate: float
     cost_rate: float
@@ -191,7 +257,15 @@ class OfflineResult(ResultMixin):
 
 @dataclass(frozen=True)
 class PolicyResult(ResultMixin):
-    """A policy run on a uniformised path: counts, reward and pathwise cost against the fluid."""
+    """A policy run on a uniformised path: counts, reward and pathwise cost against the fluid.
+
+    Parameters
+    ----------
+    policy, accepted_H, accepted_L, lost_H, rejected_L, wasted
+        Fields of the result, in the order of the class body.
+    total_reward, reward_rate, cost_rate, horizon, n0, n_end
+        Fields of the result, in the order of the class body.
+    """
     policy: str
     accepted_H: int
     accepted_L: int
@@ -211,7 +285,17 @@ class PolicyResult(ResultMixin):
 
 @dataclass(frozen=True)
 class IntervalLPResult(ResultMixin):
-    """Job-duration offline optimum (max-weight interval scheduling with at most N jobs in service)."""
+    """Job-duration offline optimum (max-weight interval scheduling with at most N jobs in service).
+
+    Parameters
+    ----------
+    value, reward_rate, fluid, gain_per_server, n_jobs, accepted_H
+        Fields of the result, in the order of the class body.
+    accepted_L, max_fractionality, greedy_value, status
+        Fields of the result, in the order of the class body.
+    method : optional
+        Fields with a default.
+    """
     value: float
     reward_rate: float
     fluid: float
@@ -236,7 +320,19 @@ class Decomposition(ResultMixin):
     :math:`W = c\ln N/N`; ``lookahead[c]`` holds the cost rates (fluid minus reward) of all the
     lookahead policies tried, ``sss[c]`` that of SSS(W), ``pfi`` that of PFI, ``online_sim`` that
     of the online-optimal trunk reservation simulated on the same paths (to compare with the exact
-    ``online_regret``)."""
+    ``online_regret``).
+
+    Parameters
+    ----------
+    N, params, horizon, replications, fluid, online_regret
+        Fields of the result, in the order of the class body.
+    threshold, C_vol, C_long, C_short, sss, pfi
+        Fields of the result, in the order of the class body.
+    online_sim, windows, seconds
+        Fields of the result, in the order of the class body.
+    window_cost, lookahead, best : optional
+        Fields with a default.
+    """
     N: int
     params: dict
     horizon: float

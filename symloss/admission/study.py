@@ -20,7 +20,13 @@ from .results import Estimate
 class LogFit(ResultMixin):
     r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/1.96,
     floored at a tenth of the median positive se);
-    ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit."""
+    ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit.
+
+    Parameters
+    ----------
+    quantity, intercept, slope, slope_hw, chi2, dof
+        Fields of the result, in the order of the class body.
+    """
     quantity: str
     intercept: float
     slope: float
@@ -100,7 +106,13 @@ def fit_log_n(Ns, estimates: Sequence[Estimate], quantity: str = "y") -> LogFit:
 
 @dataclass
 class DecompositionStudy(ResultMixin):
-    """Decompositions over several ``N`` with fits of each cost against ``ln N``."""
+    """Decompositions over several ``N`` with fits of each cost against ``ln N``.
+
+    Parameters
+    ----------
+    decompositions, fits
+        Fields of the result, in the order of the class body.
+    """
     decompositions: list
     fits: dict
 
@@ -118,7 +130,19 @@ class DecompositionStudy(ResultMixin):
 
 def run_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu=1, horizon=30.0, replications=10, c=(1, 2, 4, 8),
               seed=0, progress=None) -> DecompositionStudy:
-    """The body of :meth:`OverloadedLossNetwork.decomposition_study` (``cls`` builds each network)."""
+    """The body of :meth:`OverloadedLossNetwork.decomposition_study` (``cls`` builds each network).
+
+    Parameters
+    ----------
+    cls : type
+        The network class (``OverloadedLossNetwork`` or a subclass).
+    Ns, lam_H, lam_L, r_H, r_L, mu, horizon, replications, c, seed, progress :
+        As in :meth:`OverloadedLossNetwork.decomposition_study`.
+
+    Returns
+    -------
+    DecompositionStudy
+    """
     if isinstance(Ns, (str, bytes)) or not hasattr(Ns, "__iter__"):
         raise TypeError(f"Ns must be a sequence of integers, got {type(Ns).__name__} {Ns!r}")
     Ns = [check_int(n, f"Ns[{i}]", min_value=2, max_value=10**5) for i, n in enumerate(Ns)]

@@ -23,19 +23,32 @@ are reachable from an initial state (breadth-first search). A rate that is negat
 """
 from __future__ import annotations
 
-import itertools
-import math
-import numbers
 from dataclasses import dataclass, field
-from fractions import Fraction
 
 import mpmath
 import numpy as np
 import sympy as sp
-from sympy.printing.pycode import PythonCodePrinter
 
+from ..core.codegen import numpy_lambdify
 from ..core.identity import freeze
 from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr, unknown_symbols_message
+from ..core.validation import integer
+from ..meanfield.models import JSQ
+from . import exact_code, states
+from ._doctests import doctest_table
+
+# the exact printers and the state spaces, re-exported here (their old home)
+from .exact_code import _FmpqPrinter, _heaviside_exact, as_exact_rho, exact_lambdify  # noqa: F401
+from .states import (  # noqa: F401
+    StateIndex,
+    _compositions,
+    custom_in_space,
+    default_start,
+    enumerate_states,
+    explore_states,
+    n_states_estimate,
+    tails_from_occupancy,
+)
 
 __all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "count_symbols", "enumerate_states", "finite_n_chain"]
 
@@ -43,6 +56,9 @@ __all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "count_symbols", "enumer
 NSYM = sp.Symbol("N_servers", positive=True, integer=True)
 
 SAMPLINGS = ("with_replacement", "without_replacement")
+#: the doctests of the moved parts run under this module's name too
+__test__ = doctest_table(states, exact_code)
+
 _ZERO_TOL = 1e-30   # |rate| below this (relative, at 50 digits) at a suspicious state counts as an exact 0
 
 
@@ -53,58 +69,6 @@ class FiniteNModelError(ModelDefinitionError):
 
 
 # --------------------------------------------------------------------------------------------------
-# printers: exact rationals (python-flint fmpq) for method="exact"
-# --------------------------------------------------------------------------------------------------
-
-class _FmpqPrinter(PythonCodePrinter):
-    """Prints SymPy expressions as Python code on exact rationals (integers and rationals become
-    ``fmpq``; powers with integer exponents stay exact)."""
-
-    def _print_Integer(self, expr):
-        return f"_Q({int(expr)}, 1)"
-
-    def _print_Rational(self, expr):
-        return f"_Q({int(expr.p)}, {int(expr.q)})"
-
-    def _print_Half(self, expr):
-        return "_Q(1, 2)"
-
-    def _print_Pow(self, expr, rational=False):
-        b, e = expr.as_base_exp()
-        if e.is_Integer:
-            return f"({self._print(b)})**({int(e)})"
-        raise ModelDefinitionError(f"method='exact' needs rational rates; {expr} is not rational")
-
-    def _print_Heaviside(self, expr):
-        h0 = expr.args[1] if len(expr.args) > 1 else sp.Rational(1, 2)
-        return f"_H({self._print(expr.args[0])}, {self._print(h0)})"
-
-    def _print_Float(self, expr):
-        raise ModelDefinitionError(f"method='exact' needs exact rates; the definition has a float {expr}")
-
-    def _print_Function(self, expr):  # exp, log, sqrt ...
-        raise ModelDefinitionError(f"method='exact' needs rational rates; {expr} is not rational")
-
-    _print_exp = _print_log = _print_Function
-
-
-def _heaviside_exact(x, h0):
-    from flint import fmpq
-    return fmpq(1) if x > 0 else (fmpq(0) if x < 0 else h0)
-
-
-def exact_lambdify(args, expr):
-    """``sympy.lambdify`` to exact rationals (python-flint ``fmpq``)."""
-    from flint import fmpq
-    return sp.lambdify(args, expr, modules=[{"_Q": fmpq, "_H": _heaviside_exact}], printer=_FmpqPrinter)
-
-
-def _numpy_lambdify(args, expr):
-    from ..core.codegen import numpy_lambdify
-    return numpy_lambdify(args, expr)
-
-
-# --------------------------------------------------------------------------------------------------
 # the chain
 # --------------------------------------------------------------------------------------------------
 
@@ -112,11 +76,14 @@ def _numpy_lambdify(args, expr):
 class FiniteNChain:
     r"""The finite-N count chain of a model (see the module docstring).
 
-    Attributes
+    Parameters
     ----------
     model : MeanFieldModel
+        The definition the chain is generated from.
     N : int
+        Number of servers.
     sampling : str
+        The finite-N convention (``"with_replacement"`` or ``"without_replacement"``).
     symbols : tuple of sympy.Symbol
         The count variables (``model.count_symbols()``).
     jumps : numpy.ndarray
@@ -202,8 +169,8 @@ class FiniteNChain:
     # vectorised evaluators ---------------------------------------------------------------------------
     def _np_rates(self):
         if "np" not in self._cache:
-            self._cache["np"] = [_numpy_lambdify(self.args, r) for r in self.rates]
-            self._cache["np_b"] = _numpy_lambdify(self.args, self.blocking)
+            self._cache["np"] = [numpy_lambdify(self.args, r) for r in self.rates]
+            self._cache["np_b"] = numpy_lambdify(self.args, self.blocking)
         return self._cache["np"], self._cache["np_b"]
 
     def _mp_rates(self):
@@ -238,10 +205,8 @@ class FiniteNChain:
         fns, _ = self._np_rates()
         cols = [S[:, i].astype(np.float64) for i in range(self.n)]
         out = np.empty((S.shape[0], len(fns)))
-        with np.errstate(all="ignore"):
-            for j, f in enumerate(fns):
-                out[:, j] = np.broadcast_to(np.asarray(f(*cols, rho, float(self.N)), dtype=np.float64),
-                                            (S.shape[0],))
+        for j, f in enumerate(fns):
+            out[:, j] = self._values(f, cols, S.shape[0], rho)
         return out
 
     def blocking_values(self, S: np.ndarray, rho: float) -> np.ndarray:
@@ -250,7 +215,7 @@ class FiniteNChain:
         Parameters
         ----------
         S : numpy.ndarray
-            ``(M, n)`` integer states (rows).
+            ``(M, n)`` integer states (rows), as for :meth:`rate_matrix`.
         rho : float
             Load per server.
 
@@ -261,9 +226,13 @@ class FiniteNChain:
         """
         _, fb = self._np_rates()
         cols = [S[:, i].astype(np.float64) for i in range(self.n)]
+        return self._values(fb, cols, S.shape[0], rho).copy()
+
+    def _values(self, f, cols, M: int, rho: float) -> np.ndarray:
+        """A lambdified rate or loss probability ``f`` at the states whose count columns are ``cols``
+        (float64, ``(M,)``; a constant is broadcast; NaN/inf are left for :meth:`check_rates`)."""
         with np.errstate(all="ignore"):
-            return np.broadcast_to(np.asarray(fb(*cols, rho, float(self.N)), dtype=np.float64),
-                                   (S.shape[0],)).copy()
+            return np.broadcast_to(np.asarray(f(*cols, rho, float(self.N)), dtype=np.float64), (M,))
 
     def _exact_fns(self):
         if "ex" not in self._cache:
@@ -491,7 +460,6 @@ def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacem
     >>> chain.source, chain.rates[1]
     ('finite_n_transitions', U1 - U2)
     """
-    from ..core.validation import integer
     if not isinstance(model, MeanFieldModel):
         raise TypeError(f"model must be a MeanFieldModel (see symloss.define_model), got {type(model).__name__}")
     N = integer(N, "N", min_value=1)              # once, at the boundary: 0, -1, 2.5, True, "5" refused
@@ -628,193 +596,9 @@ def _state_free_blocking(model, N, counts):
     ``max(0, 1 - C/rho)``) has no finite-N meaning. For the shipped JSQ the finite-N loss event is
     known (all ``N`` servers full, ``U_C = N``); any other model must give
     ``finite_n_blocking_expr``."""
-    from ..meanfield.models import JSQ
     if isinstance(model, JSQ):
         return sp.Heaviside(counts[-1] - NSYM, 1)
     raise ModelDefinitionError(
         f"{model!r}: blocking_expr() = {model._blocking} is not a function of the state, so it has no "
         "finite-N value; define finite_n_blocking_expr(N, sampling) (the probability that an arrival is "
         "lost in count state n)")
-
-
-# --------------------------------------------------------------------------------------------------
-# state spaces
-# --------------------------------------------------------------------------------------------------
-
-def n_states_estimate(kind: str, N: int, C: int) -> float:
-    """Number of states of an occupancy / tail chain, ``C(N + C, C)``, as a float computed from
-    log-gamma (no huge integer is formed for absurd sizes)."""
-    lg = math.lgamma(N + C + 1) - math.lgamma(N + 1) - math.lgamma(C + 1)
-    return math.exp(min(lg, 700.0))
-
-
-def _compositions(N: int, parts: int) -> np.ndarray:
-    """All (n_0, ..., n_{parts-1}) >= 0 with sum N (stars and bars), one per row."""
-    C = parts - 1
-    M = math.comb(N + C, C)
-    if C == 0:
-        return np.full((1, 1), N, np.int64)
-    bars = np.fromiter(itertools.chain.from_iterable(itertools.combinations(range(N + C), C)),
-                       dtype=np.int64, count=M * C).reshape(M, C)
-    ext = np.concatenate([np.full((M, 1), -1, np.int64), bars, np.full((M, 1), N + C, np.int64)], axis=1)
-    return np.diff(ext, axis=1) - 1
-
-
-def enumerate_states(chain: FiniteNChain) -> np.ndarray:
-    """The states of an occupancy or tail chain (rows, in the order of ``chain.symbols``).
-
-    Parameters
-    ----------
-    chain : FiniteNChain
-        A chain of a model with ``state_kind`` ``"occupancy"`` or ``"tail"``.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``(binom(N + C, C), n)`` int64: the compositions ``n_0 + ... + n_C = N`` or the monotone
-        tails ``N >= U_1 >= ... >= U_C >= 0``.
-
-    Examples
-    --------
-    >>> from symloss import PowerOfD, finite_n_chain
-    >>> from symloss.finite_n.chain import enumerate_states
-    >>> enumerate_states(finite_n_chain(PowerOfD(2, 2), 2)).tolist()
-    [[2, 2], [2, 1], [2, 0], [1, 1], [1, 0], [0, 0]]
-    """
-    C, N = chain.C, chain.N
-    occ = _compositions(N, C + 1)
-    if chain.state_kind == "occupancy":
-        return occ
-    return np.cumsum(occ[:, ::-1], axis=1)[:, ::-1][:, 1:].copy()      # U_k = sum_{j >= k} n_j
-
-
-class StateIndex:
-    """Index of a set of integer states (rows): mixed-radix int64 keys when they fit, byte keys
-    otherwise; ``lookup(T)`` gives the row index of each row of ``T`` or -1."""
-
-    def __init__(self, S: np.ndarray, N: int):
-        self.n = S.shape[1]
-        self.radix = N + 1
-        self.int_keys = self.n * math.log2(self.radix) < 62
-        keys = self._keys(S)
-        self.order = np.argsort(keys, kind="stable")
-        self.sorted = keys[self.order]
-
-    def _keys(self, T):
-        T = np.ascontiguousarray(T, dtype=np.int64)
-        if self.int_keys:
-            w = self.radix ** np.arange(self.n, dtype=np.int64)
-            return T @ w
-        return T.view(np.dtype((np.void, 8 * self.n))).ravel()
-
-    def lookup(self, T: np.ndarray) -> np.ndarray:
-        inside = np.all((T >= 0) & (T < self.radix), axis=1)
-        out = np.full(T.shape[0], -1, np.int64)
-        if not inside.any():
-            return out
-        k = self._keys(T[inside])
-        pos = np.searchsorted(self.sorted, k)
-        pos = np.minimum(pos, self.sorted.size - 1)
-        hit = self.sorted[pos] == k
-        res = np.where(hit, self.order[pos], -1)
-        out[inside] = res
-        return out
-
-
-def custom_in_space(chain: FiniteNChain):
-    """Membership test of the custom state space: ``0 <= n_i <= N`` and the model's invariants
-    (``c . n = N * value``)."""
-    N = chain.N
-    inv = [(np.array([float(c) for c in cc]), float(v) * N) for cc, v in chain.model._invariants]
-
-    def in_space(T):
-        ok = np.all((T >= 0) & (T <= N), axis=1)
-        for c, v in inv:
-            ok &= np.abs(T @ c - v) <= 1e-9 * max(1.0, abs(v))
-        return ok
-    return in_space
-
-
-def explore_states(chain: FiniteNChain, start: np.ndarray, rho: float, max_states: int):
-    """Breadth-first search of the states reachable from ``start`` through transitions of positive
-    rate (vectorised by frontier). Checks every rate on the way. Returns the states (rows)."""
-    in_space = custom_in_space(chain)
-    start = np.asarray(start, dtype=np.int64).reshape(1, -1)
-    if not in_space(start)[0]:
-        raise ValueError(f"initial state {chain.state_text(start[0])} is not in the state space "
-                         f"({chain.space_text()})")
-    seen = {tuple(start[0])}
-    states = [start]
-    frontier = start
-    total = 1
-    while frontier.shape[0]:
-        R = chain.rate_matrix(frontier, rho)
-        R = chain.check_rates(frontier, R, rho, in_space)
-        new = []
-        for j in range(R.shape[1]):
-            pos = R[:, j] > 0
-            if pos.any():
-                new.append(frontier[pos] + chain.jumps[j])
-        if not new:
-            break
-        cand = np.unique(np.concatenate(new), axis=0)
-        fresh = [row for row in cand if tuple(row) not in seen]
-        if not fresh:
-            break
-        for row in fresh:
-            seen.add(tuple(row))
-        total += len(fresh)
-        if total > max_states:
-            raise ValueError(f"the finite-N chain of {chain.model!r} at N = {chain.N} has more than "
-                             f"max_states = {max_states} reachable states (breadth-first search stopped); "
-                             "raise max_states or use simulate()")
-        frontier = np.array(fresh, dtype=np.int64)
-        states.append(frontier)
-    return np.concatenate(states)
-
-
-def default_start(chain: FiniteNChain, rho: float) -> np.ndarray:
-    """A count state for the search / simulation of a custom chain: ``N`` times the model's
-    ``initial_state(rho)`` (or its mean-field fixed point), rounded so that integer invariants hold
-    where they can (largest remainders)."""
-    model, N = chain.model, chain.N
-    x = model.initial_state(rho)
-    if x is None:
-        fp = model.fixed_point(rho, dps=15)
-        x = [float(v) for v in fp.x]
-    x = np.clip(np.asarray([float(v) for v in x]), 0.0, 1.0)
-    n = np.floor(N * x).astype(np.int64)
-    inv = model._invariants
-    if len(inv) == 1 and all(c == 1 for c in inv[0][0]):
-        target = int(round(float(inv[0][1]) * N))
-        frac = N * x - n
-        for i in np.argsort(-frac)[: max(0, target - int(n.sum()))]:
-            n[i] += 1
-    return n
-
-
-def as_exact_rho(rho):
-    """``rho`` as an exact rational (``fmpq``) for ``method="exact"``: int, Fraction, sympy Rational,
-    fmpq or a decimal string; floats are refused (their binary value is rarely what is meant)."""
-    from flint import fmpq
-
-    from ..core.validation import exact_real
-    if isinstance(rho, bool):
-        raise TypeError(f"rho must be an exact rational for method='exact', got {rho!r}")
-    if isinstance(rho, (float, mpmath.mpf)) or type(rho).__module__ == "numpy" and not isinstance(rho, numbers.Integral):
-        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational, "
-                        f"flint fmpq, Decimal or a decimal string such as '1.3'), got {type(rho).__name__} {rho!r}")
-    try:
-        q = exact_real(rho, "rho", allow_str=True)       # the input layer: exact, names the argument
-    except TypeError:
-        raise TypeError(f"method='exact' needs an exact rational rho (int, fractions.Fraction, sympy Rational, "
-                        f"flint fmpq, Decimal or a decimal string such as '1.3'), got {type(rho).__name__} "
-                        f"{rho!r}") from None
-    except ValueError:
-        raise ValueError(f"rho must be a rational number for method='exact', got {rho!r}") from None
-    if not isinstance(q, (int, Fraction)):
-        raise TypeError(f"method='exact' needs an exact rational rho, got {type(rho).__name__} {rho!r}")
-    q = Fraction(q)
-    if q <= 0:
-        raise ValueError(f"rho must be a rational number in (0, inf), got {rho!r}")
-    return fmpq(q.numerator, q.denominator), q

@@ -4,16 +4,16 @@ simulator, the exact chain, the refined mean field and the finite-N threshold.
 from __future__ import annotations
 
 import math
-import numbers
-from fractions import Fraction
 
-import mpmath
 import numpy as np
 
-from ..core.validation import check_choice, check_int, check_real, real_float
+from ..core.model import MeanFieldModel
+from ..core.validation import check_choice, check_int, check_real, integer, real_array, real_float
+from ..meanfield.policies import POLICIES, policy_model
+from .chain import SAMPLINGS, finite_n_chain
 
-POLICIES = ("random", "retrial", "power", "jsq")
-SAMPLINGS = ("with_replacement", "without_replacement")
+__all__ = ["N_BATCHES", "POLICIES", "SAMPLINGS", "conditional_blocking", "policy_model"]
+
 N_BATCHES = 20
 
 
@@ -26,15 +26,21 @@ def _to_float(x) -> float:
     return real_float(x, "rho")
 
 
+def _check_rho(rho) -> float:
+    """The load as float64, refused unless a finite real number in ``(0, inf)`` (also after rounding)."""
+    check_real(rho, "rho", lower=0, lower_open=True)
+    rho_f = _to_float(rho)
+    if not math.isfinite(rho_f) or rho_f <= 0:
+        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    return rho_f
+
+
 def _check_common(policy, N, C, rho, d, sampling, *, max_N=None):
     check_choice(policy, "policy", POLICIES)
     check_choice(sampling, "sampling", SAMPLINGS)
     N = check_int(N, "N", min_value=1, max_value=max_N)
     C = check_int(C, "C", min_value=1)
-    check_real(rho, "rho", lower=0, lower_open=True)
-    rho_f = _to_float(rho)
-    if not math.isfinite(rho_f) or rho_f <= 0:
-        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    rho_f = _check_rho(rho)
     if policy in ("retrial", "power"):
         if d is None:
             raise ValueError(f"d is required for policy {policy!r} (number of attempts / samples, "
@@ -52,7 +58,6 @@ def _check_common(policy, N, C, rho, d, sampling, *, max_N=None):
 
 def _check_nfull(nfull, N: int) -> np.ndarray:
     """``nfull`` as a float array of integers in ``[0, N]`` (a scalar as a 0-d array), or an error naming it."""
-    from ..core.validation import integer, real_array
     if np.ndim(nfull) == 0 and not isinstance(nfull, np.ndarray):
         return np.asarray(float(integer(nfull, "nfull", min_value=0, max_value=N)))
     m = real_array(nfull, "nfull", lower=0, upper=N)
@@ -115,7 +120,6 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
     >>> round(conditional_blocking("power", 10, 2, 5, "without_replacement"), 12)     # (5/10)(4/9)
     0.222222222222
     """
-    from .chain import finite_n_chain
     check_choice(policy, "policy", POLICIES)
     check_choice(sampling, "sampling", SAMPLINGS)
     N = check_int(N, "N", min_value=1)
@@ -131,55 +135,17 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
 
 
 # --------------------------------------------------------------------------------------------------
-# policy names -> the shipped model definitions; checks of the model call forms
+# checks of the model call forms (policy names -> models: symloss.meanfield.policies, re-exported here)
 # --------------------------------------------------------------------------------------------------
-
-def policy_model(policy: str, C: int, d: int | None):
-    """The shipped model a policy name stands for.
-
-    Parameters
-    ----------
-    policy : {"random", "retrial", "power", "jsq"}
-        The policy name (checked by the caller).
-    C : int
-        Capacity of a server.
-    d : int or None
-        Attempts or samples (``retrial``, ``power``).
-
-    Returns
-    -------
-    MeanFieldModel
-        :class:`~symloss.RandomRouting`, :class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`
-        or :class:`~symloss.JSQ`.
-
-    Examples
-    --------
-    >>> from symloss.finite_n.common import policy_model
-    >>> policy_model("retrial", 2, 3)
-    RetrialOfD(C=2, d=3)
-    """
-    from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
-    if policy == "random":
-        return RandomRouting(C)
-    if policy == "jsq":
-        return JSQ(C)
-    if policy == "retrial":
-        return RetrialOfD(C, d)
-    return PowerOfD(C, d)
-
 
 def _check_model_rho(model, N, rho, sampling, *, max_N=None):
     """Checks of the ``(model, N, rho)`` call form; returns ``(model, N, rho_float, sampling)``."""
-    from ..core.model import MeanFieldModel
     if not isinstance(model, MeanFieldModel):
         raise TypeError(f"model must be a symloss.MeanFieldModel or one of the policy names {list(POLICIES)}, "
                         f"got {type(model).__name__} {model!r}")
     check_choice(sampling, "sampling", SAMPLINGS)
     N = check_int(N, "N", min_value=1, max_value=max_N)
-    check_real(rho, "rho", lower=0, lower_open=True)
-    rho_f = _to_float(rho)
-    if not math.isfinite(rho_f) or rho_f <= 0:
-        raise ValueError(f"rho must be a finite real number in (0, inf), got {rho!r}")
+    rho_f = _check_rho(rho)
     d = getattr(model, "d", None)
     if sampling == "without_replacement" and isinstance(d, int) and d > N:
         raise ValueError(f"d must be an integer in [1, N] = [1, {N}] when sampling 'without_replacement', "

@@ -1,4 +1,7 @@
 r"""Exact finite-N solution: the stationary law of the count chain generated from a model's definition.
+
+The numba Gauss-Seidel kernel (private ``_gs_kernel``) is imported on first use, not at import: it
+loads numba and its machine code from numba's disk cache, which ``import symloss`` should not pay.
 """
 from __future__ import annotations
 
@@ -11,8 +14,8 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
-from ..core.stats import truncated_poisson_log_weights, truncated_poisson_weights
 from ..core.results import ResultMixin
+from ..core.stats import truncated_poisson_log_weights, truncated_poisson_weights
 from ..core.validation import check_choice, check_int
 from .chain import (
     FiniteNChain,
@@ -26,6 +29,7 @@ from .chain import (
     n_states_estimate,
 )
 from .common import SAMPLINGS, _check_common, _check_model_rho, policy_model
+from .states import tails_from_occupancy
 
 __all__ = ["ExactFiniteNResult", "exact_finite_n"]
 
@@ -43,7 +47,7 @@ class ExactFiniteNResult(ResultMixin):
     ``states`` and ``pi`` (not in ``to_dict``) are the states (rows, in the order of ``symbols``) and
     their stationary probabilities.
 
-    Attributes
+    Parameters
     ----------
     policy, model : str
         The policy name (shipped policies) and the model's repr.
@@ -128,7 +132,7 @@ _EXACT_MAX_STATES = 1_500  # exact rationals (dense fraction-free / Dixon solve 
 
 def _gauss_seidel_stationary(AT_indptr, AT_indices, AT_data, out_rate, order, pi, tol, max_sweeps):
     """Symmetric Gauss-Seidel for pi Q = 0 (numba kernel :func:`._gs_kernel.gauss_seidel_sweeps`)."""
-    from ._gs_kernel import gauss_seidel_sweeps
+    from ._gs_kernel import gauss_seidel_sweeps  # on first use: numba (see the module docstring)
     return gauss_seidel_sweeps(AT_indptr, AT_indices, AT_data, out_rate, order, pi, tol, max_sweeps)
 
 
@@ -176,7 +180,7 @@ def _product_form_ref(chain: FiniteNChain, index: StateIndex, rho: float) -> int
     guess = np.floor(N * p / p.sum()).astype(np.int64)
     guess[int(np.argmax(p))] += N - guess.sum()
     if chain.state_kind == "tail":
-        guess = np.cumsum(guess[::-1])[::-1][1:]
+        guess = tails_from_occupancy(guess)
     i = int(index.lookup(guess[None, :])[0])
     return i if i >= 0 else None
 

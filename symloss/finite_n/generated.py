@@ -18,6 +18,9 @@ two definitions with the same rates share a kernel and an edited definition gets
 imported, so that numba's ``cache=True`` keeps the machine code across processes. ``<cache>`` is
 ``$SYMLOSS_CACHE_DIR``, else ``$XDG_CACHE_HOME/symloss/kernels``, else
 ``~/.cache/symloss/kernels`` (a temporary directory when none is writable).
+
+The private ``_kernels`` (whose random-number code the generated source inlines) is imported on first
+use, not at import: it loads numba, which ``import symloss`` should not pay.
 """
 from __future__ import annotations
 
@@ -78,7 +81,7 @@ def cache_dir() -> Path:
 
 def _rng_version() -> str:
     """Hash of the random-number code the kernels inline (a change invalidates the kernels)."""
-    from . import _kernels
+    from . import _kernels  # on first use: numba (see the module docstring)
     src = inspect.getsource(_kernels._next4) + inspect.getsource(_kernels._rotl)
     return hashlib.sha256(src.encode()).hexdigest()[:16]
 

@@ -3,20 +3,38 @@ r"""Refined mean field of any model: the :math:`1/N` and :math:`1/N^2` terms of 
 """
 from __future__ import annotations
 
-import itertools
-import math
 from dataclasses import dataclass, field
-from math import factorial
 
 import mpmath
 import numpy as np
-import sympy as sp
 
-from ..core.model import RHO
-from ..core.precision import GUARD_DPS, PrecisionError, agree_at_two_precisions, check_dps
+from ..core.precision import GUARD_DPS, agree_at_two_precisions, check_dps, dps_to_prec
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
+from ..meanfield.policies import policy_model
 from .common import POLICIES, SAMPLINGS, _to_float
+
+# the derivative tables and the moment equations, re-exported here (their old home)
+from .refined_moments import (  # noqa: F401
+    _expand,
+    _expansion_float,
+    _first_order_arb,
+    _kron_sum_solve,
+    _mp_real,
+    _Point,
+    _reduce,
+    _sym,
+)
+from .refined_tables import (  # noqa: F401
+    _NONSMOOTH,
+    _REFINED_CACHE,
+    MAX_ORDER,
+    _arb_matrix,
+    _derivatives,
+    _multiplicity,
+    _Tables,
+    _tables,
+)
 
 __all__ = ["RefinedMeanFieldResult", "refined_mean_field"]
 
@@ -30,7 +48,7 @@ class RefinedMeanFieldResult(ResultMixin):
     r"""The expansion :math:`B_N = B + V/N + W/N^2 + o(N^{-2})` of the stationary blocking
     (:func:`refined_mean_field`).
 
-    Attributes
+    Parameters
     ----------
     blocking_mf : float
         Mean-field blocking :math:`B = h(x^*)` (``blocking_mf_mp``: at ``dps`` digits).
@@ -163,357 +181,17 @@ class RefinedMeanFieldResult(ResultMixin):
 
 
 def _model_from_policy(policy, C, d):
-    from .. import meanfield
+    """The shipped model of a policy name (:func:`symloss.meanfield.policies.policy_model`), after this
+    function's own checks (``d`` must be ``None`` for ``"random"`` and ``"jsq"``)."""
     check_choice(policy, "policy", POLICIES)
     C = check_int(C, "C", min_value=1)
-    if policy == "random":
+    if policy in ("random", "jsq"):
         if d is not None:
-            raise ValueError(f"d must be None for policy 'random', got {d!r}")
-        return meanfield.RandomRouting(C)
-    if policy == "jsq":
-        if d is not None:
-            raise ValueError(f"d must be None for policy 'jsq', got {d!r}")
-        return meanfield.JSQ(C)
+            raise ValueError(f"d must be None for policy {policy!r}, got {d!r}")
+        return policy_model(policy, C)
     if d is None:
         raise ValueError(f"d is required for policy {policy!r}")
-    d = check_int(d, "d", min_value=1)
-    return meanfield.RetrialOfD(C, d) if policy == "retrial" else meanfield.PowerOfD(C, d)
-
-
-# --------------------------------------------------------------------------------------------------
-# derivative tables, generated once per definition
-# --------------------------------------------------------------------------------------------------
-
-_NONSMOOTH = (sp.Heaviside, sp.Max, sp.Min, sp.Abs, sp.Piecewise, sp.sign, sp.floor, sp.ceiling)
-_REFINED_CACHE: dict = {}
-MAX_ORDER = 4          # derivatives of the rates needed by the second-order term
-
-
-class _Tables:
-    """Sparse derivative tables of the rates and of the blocking (see :func:`_tables`)."""
-
-
-def _multiplicity(ms) -> int:
-    out = factorial(len(ms))
-    for _, grp in itertools.groupby(sorted(ms)):
-        out //= factorial(len(list(grp)))
-    return out
-
-
-def _derivatives(expr, xs, idx):
-    """``[(multiset, derivative)]`` of ``expr`` up to order :data:`MAX_ORDER` with respect to the
-    variables it depends on (non-zero ones; order 0 first), each derivative obtained from its
-    parent by one differentiation (polynomials through ``sympy.Poly``)."""
-    dep = sorted(idx[v] for v in expr.free_symbols if v in idx)
-    gens = [xs[i] for i in dep]
-    try:
-        top = sp.Poly(expr, *gens) if gens else None
-    except (sp.PolynomialError, sp.GeneratorsNeeded):
-        top = None
-    out = [((), expr)]
-    level = {(): top if top is not None else expr}
-    for _p in range(MAX_ORDER):
-        nxt = {}
-        for ms, e in level.items():
-            start = dep.index(ms[-1]) if ms else 0
-            for i in dep[start:]:
-                d = e.diff(xs[i]) if isinstance(e, sp.Poly) else sp.diff(e, xs[i])
-                if (d.is_zero if isinstance(d, sp.Poly) else d == 0):
-                    continue
-                nxt[ms + (i,)] = d
-        for ms, d in nxt.items():
-            out.append((ms, d.as_expr() if isinstance(d, sp.Poly) else d))
-        level = nxt
-    return out
-
-
-def _tables(model):
-    key = model._definition_key() if hasattr(model, "_definition_key") else None
-    if key is not None and key in _REFINED_CACHE:
-        return _REFINED_CACHE[key]
-    if key is None and "_refined_tables" in getattr(model, "__dict__", {}):
-        return model.__dict__["_refined_tables"]
-    xs = list(model.variables)
-    rho = getattr(model, "rho", RHO)
-    if hasattr(model, "_checked_transitions"):
-        trs = model._checked_transitions
-        h = model._blocking
-    else:
-        trs = [(j if isinstance(j, sp.MatrixBase) else sp.Matrix(j), sp.sympify(r)) for j, r in model.transitions()]
-        h = sp.sympify(model.blocking_expr())
-    for e in [r for _, r in trs] + [h]:
-        if e.has(*_NONSMOOTH):
-            raise ValueError(f"the refined mean field needs twice differentiable rates and blocking; model "
-                             f"{model!r} is not smooth ({e})")
-    n = len(xs)
-    jumps = np.array([[float(v) for v in jump] for jump, _ in trs]).reshape(len(trs), n)
-    # rational basis of the directions the chain moves in (span of the jumps) and a left inverse
-    Jm = sp.Matrix([[sp.Integer(int(v)) for v in jump] for jump, _ in trs])
-    cons = Jm.nullspace()                                   # conserved forms c: J c = 0
-    if cons:
-        P = sp.Matrix.hstack(*sp.Matrix.hstack(*cons).T.nullspace())
-    else:
-        P = sp.eye(n)
-    Lq = (P.T * P).inv() * P.T
-    T = _Tables()
-    T.n, T.m, T.jumps, T.xs, T.rho = n, len(trs), jumps, xs, rho
-    T.conserved = len(cons)
-    T.P_q, T.L_q = P, Lq
-    T.P = np.array(P.tolist(), dtype=float)
-    T.P_arb = lambda: _arb_matrix(P)
-    T.L_arb = lambda: _arb_matrix(Lq)
-    T.L = np.array(Lq.tolist(), dtype=float)
-    idx = {v: i for i, v in enumerate(xs)}
-    exprs, meta = [], []          # meta: (order, transition or -1 for h, multiset)
-    for t, (_, rate) in enumerate(trs):
-        for ms, e in _derivatives(rate, xs, idx):
-            exprs.append(e)
-            meta.append((len(ms), t, ms))
-    for ms, e in _derivatives(h, xs, idx):
-        exprs.append(e)
-        meta.append((len(ms), -1, ms))
-    from ..core.codegen import numpy_lambdify
-    T.f_np = numpy_lambdify(xs + [rho], exprs)
-    low = [k for k, (p, _t, _ms) in enumerate(meta) if p <= 2]
-    T.low = np.array(low)
-    from ..core.codegen import arb_lambdify
-    T.f_arb = arb_lambdify(xs + [rho], [exprs[k] for k in low])
-    T.meta = meta
-    T.groups = {}
-    for which in ("rate", "h"):
-        for p in range(MAX_ORDER + 1):
-            sel = [k for k, (pp, t, _ms) in enumerate(meta) if pp == p and ((t >= 0) == (which == "rate"))]
-            ms = np.array([meta[k][2] for k in sel], dtype=np.int64).reshape(len(sel), p)
-            tl = np.array([meta[k][1] for k in sel], dtype=np.int64)
-            mult = np.array([_multiplicity(meta[k][2]) for k in sel], dtype=float)
-            T.groups[(which, p)] = (np.array(sel, dtype=np.int64), tl, ms, mult)
-    if key is not None:
-        _REFINED_CACHE[key] = T
-    else:
-        model.__dict__["_refined_tables"] = T
-    return T
-
-
-# --------------------------------------------------------------------------------------------------
-# tensor algebra on the sparse tables
-# --------------------------------------------------------------------------------------------------
-
-class _Point:
-    """Values of the derivative tables at one point (float64 or mpmath)."""
-
-    def __init__(self, T, vals):
-        self.T = T
-        self.vals = vals
-
-    def group(self, which, p):
-        sel, tl, ms, mult = self.T.groups[(which, p)]
-        return tl, ms, self.vals[sel] * mult
-
-    def F(self, p, X):
-        """:math:`D^p f : X` (``X`` symmetric of order ``k >= p``): result of order ``k - p + 1``,
-        the drift index first."""
-        tl, ms, c = self.group("rate", p)
-        if tl.size == 0:
-            return np.zeros((self.T.n,) + X.shape[p:])
-        sub = X[tuple(ms.T)] if p else np.broadcast_to(X, (tl.size,) + X.shape)
-        w = (c.reshape((-1,) + (1,) * (sub.ndim - 1)) * sub)
-        return np.tensordot(self.T.jumps[tl].T, w, axes=(1, 0))
-
-    def Qd(self, p, X):
-        """:math:`D^p Q : X` with :math:`Q = \\sum_\\ell \\ell \\ell^T \\beta_\\ell`; result
-        ``(b, c, rest)``."""
-        tl, ms, c = self.group("rate", p)
-        L = self.T.jumps[tl]
-        if tl.size == 0:
-            return np.zeros((self.T.n, self.T.n) + X.shape[p:])
-        sub = X[tuple(ms.T)] if p else np.broadcast_to(X, (tl.size,) + X.shape)
-        w = c.reshape((-1,) + (1,) * (sub.ndim - 1)) * sub
-        return np.einsum("tb,tc,t...->bc...", L, L, w)
-
-    def R(self):
-        tl, _ms, c = self.group("rate", 0)
-        L = self.T.jumps[tl]
-        return np.einsum("t,ta,tb,tc->abc", c, L, L, L)
-
-    def H(self, p, X):
-        """:math:`D^p h : X` (scalar for ``X`` of order ``p``)."""
-        _tl, ms, c = self.group("h", p)
-        if ms.shape[0] == 0:
-            return 0.0
-        return float(np.sum(c * X[tuple(ms.T)])) if p else float(c[0])
-
-    def jacobian(self):
-        n = self.T.n
-        tl, ms, c = self.group("rate", 1)
-        A = np.zeros((n, n))
-        np.add.at(A.T, ms[:, 0], (self.T.jumps[tl] * c[:, None]))
-        return A
-
-
-def _sym(X):
-    """Symmetrisation over all indices (average over permutations)."""
-    k = X.ndim
-    perms = list(itertools.permutations(range(k)))
-    return sum(np.transpose(X, p) for p in perms) / len(perms)
-
-
-def _kron_sum_solve(Ar, B, k):
-    """Solve :math:`(A \\oplus \\dots \\oplus A) X = B` for a ``k``-tensor ``X`` (``A`` acting on every
-    index) by diagonalising ``A``; the residual is checked."""
-    lam, V = np.linalg.eig(Ar)
-    if np.linalg.cond(V) > 1e10:
-        raise ArithmeticError("ill-conditioned eigenvectors of the reduced Jacobian")
-    Vi = np.linalg.inv(V)
-    Y = B.astype(complex)
-    for ax in range(k):
-        Y = np.moveaxis(np.tensordot(Vi, Y, axes=(1, ax)), 0, ax)
-    den = sum(np.meshgrid(*([lam] * k), indexing="ij"))
-    Y = Y / den
-    for ax in range(k):
-        Y = np.moveaxis(np.tensordot(V, Y, axes=(1, ax)), 0, ax)
-    X = Y.real
-    res = sum(np.moveaxis(np.tensordot(Ar, X, axes=(1, ax)), 0, ax) for ax in range(k)) - B
-    if np.max(np.abs(res)) > 1e-9 * max(1.0, np.max(np.abs(B))):
-        raise ArithmeticError("the Kronecker-sum solve left a large residual")
-    return X
-
-
-def _reduce(X, L):
-    for ax in range(X.ndim):
-        X = np.moveaxis(np.tensordot(L, X, axes=(1, ax)), 0, ax)
-    return X
-
-
-def _expand(X, P):
-    return _reduce(X, P)
-
-
-def _expansion_float(T, x, r, order):
-    """Float64 coefficients: returns dict with V, W (or None), moments and notes."""
-    from scipy.linalg import solve_continuous_lyapunov
-    vals = np.asarray(T.f_np(*x, r), dtype=float).ravel()
-    if not np.all(np.isfinite(vals)):
-        raise ArithmeticError("refined_mean_field: a rate or a derivative is not finite at the fixed point")
-    pt = _Point(T, vals)
-    n, P, L = T.n, T.P, T.L
-    A = pt.jacobian()
-    tl, _ms, beta = pt.group("rate", 0)
-    drift = T.jumps[tl].T @ beta
-    if np.max(np.abs(drift)) > 1e-8 * max(1.0, float(np.abs(T.jumps[tl]).T @ np.abs(beta) @ np.ones(n))):
-        raise ArithmeticError(f"refined_mean_field: the drift at the fixed point is not zero "
-                              f"(max {np.max(np.abs(drift)):.3g})")
-    Q = np.einsum("t,ta,tb->ab", beta, T.jumps[tl], T.jumps[tl])
-    Ar = L @ A @ P
-    eig = np.linalg.eigvals(Ar)
-    if not np.all(eig.real < 0):
-        raise ArithmeticError(f"refined_mean_field: the fixed point is not exponentially stable "
-                              f"(Jacobian eigenvalues {eig})")
-    Wr = solve_continuous_lyapunov(Ar, -(L @ Q @ L.T))
-    S1 = P @ Wr @ P.T
-    S1 = 0.5 * (S1 + S1.T)
-    a1 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S1)))
-    V = pt.H(1, a1) + 0.5 * pt.H(2, S1)
-    out = {"V": float(V), "a1": a1, "S1": S1, "B": pt.H(0, None), "W": None, "a2": None, "S2": None, "note": ""}
-    if order < 2:
-        return out
-    try:
-        D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
-        Y = np.moveaxis(pt.F(2, D), 0, 2)                  # (a, b, c): c the drift index
-        Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))   # W_ak dQ_bc/dx_k
-        rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
-        c2 = _expand(_kron_sum_solve(Ar, -_reduce(rhs3, L), 3), P)
-        c2 = _sym(c2)
-        U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
-        rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
-        S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
-        S2 = 0.5 * (S2 + S2.T)
-        a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
-        W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
-        if not math.isfinite(W):
-            raise ArithmeticError("non-finite second-order term")
-        out.update(W=float(W), a2=a2, S2=S2)
-    except (ArithmeticError, np.linalg.LinAlgError) as exc:
-        out["note"] = f"second-order term not computed: {exc}"
-    return out
-
-
-def _arb_matrix(M):
-    from flint import arb, arb_mat, fmpq
-    return arb_mat([[arb(fmpq(int(v.p), int(v.q))) for v in row] for row in M.tolist()])
-
-
-def _mp_real(x):
-    from fractions import Fraction
-    if isinstance(x, Fraction):
-        return mpmath.mpf(x.numerator) / x.denominator
-    return mpmath.mpf(x)
-
-
-def _first_order_arb(T, x_mp, rho_mp, prec):
-    """V at ``prec`` bits: the derivative tables evaluated in python-flint ``arb`` at the fixed point,
-    the Lyapunov equation by mixed-precision iterative refinement (residual in ball arithmetic,
-    corrections by the float64 Bartels-Stewart solver), ``a_1`` by ``arb_mat.solve``. Returns the
-    midpoint as an mpf."""
-    from flint import arb, arb_mat
-    from scipy.linalg import solve_continuous_lyapunov
-
-    from ..core.precision import arb_to_mpf, flint_prec, to_arb
-    with flint_prec(prec):
-        vals_low = T.f_arb(*[to_arb(v) for v in x_mp], to_arb(rho_mp))
-        vals = {int(k): v for k, v in zip(T.low, vals_low)}
-        n = T.n
-        jumps = T.jumps
-
-        def grp(which, p):
-            sel, tl, ms, mult = T.groups[(which, p)]
-            return tl, ms, [vals[int(k)] * int(mu) for k, mu in zip(sel, mult)]
-        A = [[arb(0)] * n for _ in range(n)]
-        tl, ms, c = grp("rate", 1)
-        for t, (j,), cv in zip(tl, ms, c):
-            for i in np.nonzero(jumps[t])[0]:
-                A[i][int(j)] += int(jumps[t, i]) * cv
-        Q = [[arb(0)] * n for _ in range(n)]
-        tl0, _ms0, beta = grp("rate", 0)
-        for t, b in zip(tl0, beta):
-            nz = np.nonzero(jumps[t])[0]
-            for i in nz:
-                for j in nz:
-                    Q[i][j] += int(jumps[t, i]) * int(jumps[t, j]) * b
-        P, L = T.P_arb(), T.L_arb()
-        Am, Qm = arb_mat(A), arb_mat(Q)
-        Ar = L * Am * P
-        Qr = L * Qm * L.transpose()
-        r = Ar.nrows()
-        Ar_f = np.array([[float(Ar[i, j].mid()) for j in range(r)] for i in range(r)])
-        scale = max(abs(float(Qr[i, j].mid())) for i in range(r) for j in range(r))
-        W = arb_mat(r, r)
-        tol = 2.0 ** (-prec + 8) * scale
-        for _ in range(80):
-            E = Ar * W + W * Ar.transpose() + Qr
-            Ef = np.array([[float(E[i, j].mid()) for j in range(r)] for i in range(r)])
-            if np.max(np.abs(Ef)) <= tol:
-                break
-            W += arb_mat(solve_continuous_lyapunov(Ar_f, -Ef).tolist())
-        else:
-            raise PrecisionError("refined_mean_field: the Lyapunov equation did not converge at the requested "
-                                 "precision")
-        S1 = P * W * P.transpose()
-        F2W = [arb(0)] * n
-        tl2, ms2, c2 = grp("rate", 2)
-        for t, (j, k), cv in zip(tl2, ms2, c2):
-            s = cv * S1[int(j), int(k)]
-            for i in np.nonzero(jumps[t])[0]:
-                F2W[i] += int(jumps[t, i]) * s
-        rhs = L * arb_mat([[-v / 2] for v in F2W])
-        a1 = P * Ar.solve(rhs)
-        _tl, ms1h, c1h = grp("h", 1)
-        _tl, ms2h, c2h = grp("h", 2)
-        V = arb(0)
-        for (j,), cv in zip(ms1h, c1h):
-            V += cv * a1[int(j), 0]
-        for (j, k), cv in zip(ms2h, c2h):
-            V += cv * S1[int(j), int(k)] / 2
-        return arb_to_mpf(V)
+    return policy_model(policy, C, check_int(d, "d", min_value=1))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -666,8 +344,6 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
     x_mp = []
     if dps is not None:
         x_mp = list(fp.x)
-
-        from ..core.precision import dps_to_prec
 
         def compute(work):
             with mpmath.workdps(work):

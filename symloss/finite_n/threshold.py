@@ -14,10 +14,13 @@ from ..core.random import seed_sequence, spawn
 from ..core.results import ResultMixin
 from ..core.stats import t_quantile
 from ..core.validation import check_choice, check_int, check_real
+from ..meanfield import threshold_load
+from ..meanfield.models import PowerOfD, RetrialOfD
 from .common import SAMPLINGS, _to_float
 from .exact import _max_states, exact_finite_n
 from .refined import refined_mean_field
 from .simulate import simulate
+from .states import n_states_estimate
 
 # --------------------------------------------------------------------------------------------------
 # finite-N threshold: the load above which model_a blocks less than model_b
@@ -35,7 +38,7 @@ class FiniteNThresholdResult(ResultMixin):
     ``method == "simulation"``. ``mean_field`` is :func:`symloss.threshold_load`, ``refined`` the
     crossing of the refined mean-field blockings :math:`B + V/N`.
 
-    Attributes
+    Parameters
     ----------
     threshold : float
         The finite-N threshold load.
@@ -103,7 +106,6 @@ def _mf_threshold(a, b):
     if key in _MF_CACHE:
         return _MF_CACHE[key]
     try:
-        from ..meanfield import threshold_load
         out = float(threshold_load(a, b, dps=15))
     except (ValueError, ArithmeticError, ImportError):
         out = None
@@ -126,7 +128,6 @@ def _exact_fits(model, N):
     kind = getattr(model, "state_kind", "custom")
     if kind not in ("occupancy", "tail"):
         return False
-    from .chain import n_states_estimate
     return n_states_estimate(kind, N, model.C) <= _max_states(model.C)
 
 
@@ -218,7 +219,6 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
     >>> r.method, round(r.threshold, 4)
     ('exact', 0.4448)
     """
-    from ..meanfield.models import PowerOfD, RetrialOfD
     if not isinstance(model_a, MeanFieldModel):
         if len(args) != 1:
             raise TypeError("finite_n_threshold(C, d, dt, N) (shorthand) or finite_n_threshold(model_a, model_b, N)")
@@ -260,7 +260,7 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
     if sampling == "with_replacement":
         try:
             refined = _refined_threshold(a, b, N, lo, hi)
-        except (ValueError, ArithmeticError):
+        except (ValueError, ArithmeticError, ImportError):
             refined = None
 
     if method == "exact":

@@ -18,9 +18,11 @@ from __future__ import annotations
 from ..core.policy_names import POLICIES, POLICY_ALIASES, SAMPLES_SERVERS, canonical_policy
 from .models import JSQ, PowerOfD, RandomRouting, RetrialOfD
 
-__all__ = ["POLICIES", "POLICY_ALIASES", "SAMPLES_SERVERS", "canonical_policy", "policy_model"]
+__all__ = ["POLICIES", "POLICY_ALIASES", "SAMPLES_SERVERS", "POLICY_CLASSES", "canonical_policy", "policy_model"]
 
-_CLASSES = {"random": RandomRouting, "retrial": RetrialOfD, "power": PowerOfD, "jsq": JSQ}
+#: Canonical name -> the shipped model class (:func:`policy_model` looks the class up here at call time).
+POLICY_CLASSES = {"random": RandomRouting, "retrial": RetrialOfD, "power": PowerOfD, "jsq": JSQ}
+_CLASSES = POLICY_CLASSES
 
 
 def policy_model(policy, C, d=None, *, name: str = "policy", d_name: str = "d"):
@@ -57,7 +59,7 @@ def policy_model(policy, C, d=None, *, name: str = "policy", d_name: str = "d"):
     JSQ(C=3)
     """
     key = canonical_policy(policy, name)
-    cls = _CLASSES[key]
+    cls = POLICY_CLASSES[key]
     if not SAMPLES_SERVERS[key]:
         if d not in (None, 1):
             raise ValueError(f"{d_name} is not used by {name} {key!r} (it samples no servers); omit it or pass 1, "

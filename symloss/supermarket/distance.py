@@ -28,6 +28,15 @@ class DistanceResult(ResultMixin):
     over the runs, ``None`` for a single run (an interval needs at least two; nothing is reported as
     NaN). ``mode`` is ``"quenched"`` (one graph for all runs) or ``"annealed"`` (a new graph for every
     run).
+
+    Parameters
+    ----------
+    distance, ci, distances, N, family, mode
+        Fields of the result, in the order of the class body.
+    d, lam, T, record_every, graphs
+        Fields of the result, in the order of the class body.
+    method : optional
+        Fields with a default.
     """
     distance: float
     ci: tuple | None

@@ -1,4 +1,7 @@
 """Graph families for the supermarket model: CSR adjacency, generators and user graphs.
+
+The numba kernels (``symloss.supermarket._kernels``: CSR build, symmetry check) are imported inside the functions
+that use them, so ``import symloss.supermarket`` does not load numba.
 """
 from __future__ import annotations
 
@@ -28,6 +31,13 @@ class Graph:
     (rows sorted). The complete graph is special-cased: ``complete=True`` and no edge arrays
     (``N^2`` edges are never materialised; the simulator draws neighbours from the other ``N - 1``
     vertices directly).
+
+    Parameters
+    ----------
+    N, indptr, indices, family
+        Fields of the result, in the order of the class body.
+    params, complete : optional
+        Fields with a default.
     """
     N: int
     indptr: np.ndarray | None
@@ -65,6 +75,17 @@ class Graph:
         return 0 if self.complete else int(self.indptr.nbytes + self.indices.nbytes)
 
     def neighbors(self, v: int) -> np.ndarray:
+        """Neighbours of vertex ``v`` (all other vertices for the complete graph).
+
+        Parameters
+        ----------
+        v : int
+            A vertex, ``0 <= v < N``.
+
+        Returns
+        -------
+        numpy.ndarray
+        """
         v = check_int(v, "v", min_value=0, max_value=self.N - 1)
         if self.complete:
             return np.concatenate([np.arange(v), np.arange(v + 1, self.N)])

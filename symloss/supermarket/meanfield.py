@@ -19,19 +19,23 @@ component), and for Erdos-Renyi graphs with mean degree ``c(N) -> inf`` (anneale
 
 Public names: :class:`Supermarket`, :func:`make_graph`, :func:`simulate_supermarket`,
 :func:`ode_distance`, :func:`pair_approximation` and their result dataclasses.
+
+This module holds :class:`Supermarket` (the definition, :meth:`Supermarket.drift`, and its closed
+forms); beside it are ``symloss.supermarket.drift`` (the definition's drift lambdified and cached on the
+instance state, its identity with the shipped drift, the fallback solve and the SymPy proof),
+``symloss.supermarket.ode`` (the transient ODE), ``symloss.supermarket.results``
+(:class:`SupermarketFixedPoint`, :class:`OdeSolution`) and ``symloss.supermarket.params`` (argument
+helpers); their names used here are re-exported.
 """
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any
 
 import mpmath
-import numpy as np
 import sympy as sp
 
+from ..core.certify import DefinitionMismatchWarning
 from ..core.precision import (
     DEFAULT_DPS,
     PrecisionError,
@@ -40,172 +44,31 @@ from ..core.precision import (
     rounded,
     working,
 )
-from ..core.certify import DefinitionMismatchWarning
-from ..core.identity import state_key
-from ..core.results import ResultMixin
 from ..core.validation import (
     BudgetError,
     Deadline,
     check_int,
-    check_real,
     integer,
     real,
-    real_array,
     real_float,
 )
+from . import drift as _drift, ode as _ode
+from .drift import MAX_FALLBACK_LEVELS  # noqa: F401 (re-exported)
+from .ode import MAX_ODE_LEVELS, MAX_ODE_MP_LEVELS, MAX_ODE_STEPS  # noqa: F401 (re-exported)
+from .params import (  # noqa: F401 (re-exported: simulate and distance import them from here)
+    MAX_LEVELS,
+    _check_d,
+    _check_lam,
+    _lam_mpf,
+    _lam_sympy,
+    _log_inv_lam,
+    _one_minus_bits,
+)
+from .results import OdeSolution, SupermarketFixedPoint
 
 __all__ = ["Supermarket", "SupermarketFixedPoint", "OdeSolution", "GRAPH_FAMILIES"]
 
 GRAPH_FAMILIES = ("complete", "random_regular", "erdos_renyi", "ring", "torus")
-MAX_LEVELS = 100_000        # fixed_point / drift / equations: at most this many levels s_1..s_K
-MAX_FALLBACK_LEVELS = 40    # fixed_point fallback (definition != closed form): dense mpmath Newton
-MAX_ODE_LEVELS = 2_000      # ode(): float path (the lambdified drift of K levels)
-MAX_ODE_MP_LEVELS = 300     # ode(dps=...): mpmath Taylor integrator
-MAX_ODE_STEPS = 10 ** 6     # ode(): explicit steps, estimated as 2 (d + 1) t_end
-
-
-# --------------------------------------------------------------------------------------------------
-# argument helpers
-# --------------------------------------------------------------------------------------------------
-
-def _check_lam(lam, name: str = "lam"):
-    """``lam`` in (0, 1), exactly (int, float, Fraction, mpf; decimal strings such as ``"0.7"`` or
-    ``"7/10"`` and numpy/flint/SymPy/Decimal numbers are converted exactly)."""
-    try:
-        v = real(lam, name, allow_str=True, lower=0, lower_open=True)
-    except ValueError as exc:
-        if isinstance(lam, str):
-            raise ValueError(f"{name} must be a real number in (0, 1) such as 0.7 or 7/10, got {lam!r}") from exc
-        raise
-    if v >= 1:
-        shown = str(v) if isinstance(v, Fraction) else repr(lam)
-        raise ValueError(f"{name} must be in (0, 1): {name}={shown} >= 1 means the arrival rate per "
-                         f"server is at least the service rate 1, so the system is unstable "
-                         f"(queues grow without bound and there is no stationary regime)")
-    return v
-
-
-def _check_d(d) -> int:
-    return check_int(d, "d", min_value=1)
-
-
-def _lam_mpf(lam):
-    """``lam`` as an mpf at the current working precision (exact for Fraction / int / str)."""
-    if isinstance(lam, Fraction):
-        return mpmath.mpf(lam.numerator) / lam.denominator
-    if isinstance(lam, sp.Basic):
-        return mpmath.mpf(sp.N(lam, mpmath.mp.dps + 5))
-    return mpmath.mpf(lam)
-
-
-def _one_minus_bits(lam) -> int:
-    """Bits needed to resolve ``1 - lam`` (so that log(lam) keeps ~60 significant bits)."""
-    if isinstance(lam, mpmath.mpf):
-        with mpmath.workprec(max(64, lam.context.prec if hasattr(lam, "context") else 64) + 64):
-            gap = mpmath.fsub(1, lam, exact=True)
-        return max(0, -int(mpmath.floor(mpmath.log(gap, 2)))) if gap > 0 else 0
-    g = 1 - Fraction(lam)
-    return max(0, g.denominator.bit_length() - g.numerator.bit_length() + 1)
-
-
-def _log_inv_lam(lam):
-    """``-log(lam) > 0`` as an mpf with ~20 correct digits, however close ``lam`` is to 1 or 0."""
-    bits = _one_minus_bits(lam)
-    with mpmath.workprec(96 + bits):
-        if isinstance(lam, mpmath.mpf):
-            gap = mpmath.fsub(1, lam, exact=True)
-        else:
-            g = 1 - Fraction(lam)
-            gap = mpmath.mpf(g.numerator) / g.denominator
-        L = -mpmath.log1p(-gap) if gap < 0.5 else -mpmath.log(_lam_mpf(lam))
-    return +L
-
-
-def _lam_sympy(lam):
-    """Exact SymPy number for ``lam`` (floats convert exactly via their binary value)."""
-    if isinstance(lam, Fraction):
-        return sp.Rational(lam.numerator, lam.denominator)
-    if isinstance(lam, (int, np.integer)):
-        return sp.Integer(int(lam))
-    if isinstance(lam, float):
-        m, e = lam.as_integer_ratio()
-        return sp.Rational(m, e)
-    if isinstance(lam, str):
-        return sp.Rational(lam)
-    if isinstance(lam, mpmath.mpf):
-        man, exp = lam.man_exp
-        return sp.Integer(man) * sp.Integer(2) ** exp
-    return sp.nsimplify(lam)
-
-
-# --------------------------------------------------------------------------------------------------
-# mean field
-# --------------------------------------------------------------------------------------------------
-
-@dataclass
-class SupermarketFixedPoint(ResultMixin):
-    """Fixed point of the mean-field ODE.
-
-    Attributes
-    ----------
-    s : tuple of mpf
-        ``s_0 = 1, s_1, ..., s_K`` rounded to ``dps`` digits.
-    K : int
-        Last level kept; ``sum_{k > K} s_k <= tail_bound``.
-    tail_bound : mpf
-        Rigorous bound on the neglected tail ``sum_{k>K} s_k``.
-    residual : mpf
-        ``max_k |drift_k(s)|`` of the truncated ODE at ``s`` (evaluated at working precision).
-    mean_queue_length : mpf
-        ``sum_{k>=1} s_k`` (tail included up to ``tail_bound``).
-    symbolic_check : bool
-        True when SymPy confirmed that the closed form solves the stationary equations for
-        symbolic ``k`` and ``d`` (see :meth:`Supermarket.symbolic_check`).
-    """
-    d: int
-    lam: Any
-    s: tuple
-    K: int
-    tail_bound: Any
-    residual: Any
-    mean_queue_length: Any
-    symbolic_check: bool
-    dps: int
-    method: str = "closed form s_k = lam^((d^k-1)/(d-1)), checked symbolically"
-
-    def to_dict(self) -> dict:
-        return {"d": self.d, "lam": str(self.lam), "s": [str(x) for x in self.s], "K": self.K,
-                "tail_bound": mpmath.nstr(self.tail_bound, 5), "residual": mpmath.nstr(self.residual, 5),
-                "mean_queue_length": str(self.mean_queue_length), "symbolic_check": self.symbolic_check,
-                "dps": self.dps, "method": self.method}
-
-
-@dataclass
-class OdeSolution(ResultMixin):
-    """Solution of the truncated mean-field ODE.
-
-    ``s[i, k]`` is ``s_k(t[i])`` for ``k = 0..K`` (column 0 is ``s_0 = 1``). ``tail_max`` is the
-    largest value of ``s_K`` seen: the truncation sets ``s_{K+1} = 0``, so a small ``tail_max``
-    (below ``tail_tol``) means the neglected levels carry negligible mass.
-    """
-    t: np.ndarray
-    s: np.ndarray
-    K: int
-    tail_max: float
-    tail_tol: float
-    method: str
-    dps: int | None = None
-    s_mp: list | None = None   # list of lists of mpf when dps was given
-    tail_max_exact: Any = field(default=None, repr=False)   # mpf with dps (no float underflow)
-
-    @property
-    def mean_queue_length(self) -> np.ndarray:
-        """``sum_{k>=1} s_k(t)`` for every ``t``."""
-        return self.s[:, 1:].sum(axis=1)
-
-    def to_dict(self) -> dict:
-        return {"t": self.t.tolist(), "s": self.s.tolist(), "K": self.K, "tail_max": self.tail_max,
-                "tail_tol": self.tail_tol, "method": self.method, "dps": self.dps}
 
 
 class Supermarket:
@@ -237,6 +100,9 @@ class Supermarket:
     1.13011...
     """
 
+    #: the shipped definition (see ``symloss.supermarket.drift``: only this class itself carries the mark)
+    _SHIPPED_DEFINITION = True
+
     def __init__(self, d, lam, *, tail_tol: float = 1e-15):
         self.d = _check_d(d)
         self.lam = _check_lam(lam)
@@ -248,11 +114,31 @@ class Supermarket:
 
     # --- closed form ---------------------------------------------------------------------------
     def exponent(self, k: int) -> int:
-        """Integer exponent ``e_k = (d^k - 1)/(d - 1) = 1 + d + ... + d^(k-1)`` (``k`` for d = 1)."""
+        """Integer exponent ``e_k = (d^k - 1)/(d - 1) = 1 + d + ... + d^(k-1)`` (``k`` for d = 1).
+
+        Parameters
+        ----------
+        k : int
+            The level, ``k >= 0``.
+
+        Returns
+        -------
+        int
+        """
         return k if self.d == 1 else (self.d ** k - 1) // (self.d - 1)
 
     def tail_bound(self, K: int):
-        """Rigorous upper bound on ``sum_{k > K} s_k^*`` (mpf at the current precision)."""
+        """Rigorous upper bound on ``sum_{k > K} s_k^*`` (mpf at the current precision).
+
+        Parameters
+        ----------
+        K : int
+            The last level kept, ``K >= 0``.
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         K = integer(K, "K", min_value=0)
         with mpmath.workprec(max(mpmath.mp.prec, 64 + _one_minus_bits(self.lam))):
             lam = _lam_mpf(self.lam)
@@ -276,7 +162,17 @@ class Supermarket:
         bits to fix every digit of ``K`` and then adjusted by at most a few exact comparisons), a
         short scan for ``d >= 2`` (the bound falls doubly exponentially), so this is instant for
         every ``lam`` in (0, 1) and every ``tol > 0``; ``K`` itself may be huge (``d = 1``, ``lam``
-        near 1), which only the methods that store ``K`` levels refuse."""
+        near 1), which only the methods that store ``K`` levels refuse.
+
+        Parameters
+        ----------
+        tol : real > 0
+            The tail tolerance.
+
+        Returns
+        -------
+        int
+        """
         tol = real(tol, "tol", lower=0, lower_open=True)
         with mpmath.workprec(96):
             ltol = mpmath.log(_lam_mpf(tol) if not isinstance(tol, Fraction) else
@@ -318,16 +214,25 @@ class Supermarket:
                               f"a larger tail_tol")
 
     # --- symbolic definition -------------------------------------------------------------------
-    @staticmethod
-    def symbols(K: int):
-        """SymPy symbols ``s_1..s_K`` (the state of the truncated ODE)."""
-        return sp.symbols(f"s_1:{K + 1}", nonnegative=True)
+    symbols = staticmethod(_drift.symbols)
 
     def drift(self, K: int | None = None, *, symbolic_parameters: bool = False) -> sp.Matrix:
         r"""Right-hand side of the ODE truncated at ``K`` (``s_0 = 1``, ``s_{K+1} = 0``) as a SymPy
         column vector in the symbols :meth:`symbols` ``(K)``.
 
         ``symbolic_parameters=True`` keeps ``lam`` and ``d`` as symbols.
+
+        Parameters
+        ----------
+        K : int, optional
+            Truncation level (default: the instance's ``K``), at most ``MAX_LEVELS``.
+        symbolic_parameters : bool, optional
+            Keep ``lam`` and ``d`` as the symbols ``lambda`` and ``d``.
+
+        Returns
+        -------
+        sympy.Matrix
+            ``K`` rows, ``lam (s_{k-1}^d - s_k^d) - (s_k - s_{k+1})``.
         """
         K = self.K if K is None else check_int(K, "K", min_value=1)
         self._check_levels(K, MAX_LEVELS, "drift")
@@ -340,7 +245,17 @@ class Supermarket:
         return sp.Matrix([lam * (s[k - 1] ** d - s[k] ** d) - (s[k] - s[k + 1]) for k in range(1, K + 1)])
 
     def equations(self, K: int | None = None) -> list:
-        """The truncated ODE as a list of ``sympy.Eq(Derivative(s_k(t), t), rhs)``."""
+        """The truncated ODE as a list of ``sympy.Eq(Derivative(s_k(t), t), rhs)``.
+
+        Parameters
+        ----------
+        K : int, optional
+            Truncation level (default: the instance's ``K``).
+
+        Returns
+        -------
+        list of sympy.Eq
+        """
         K = self.K if K is None else check_int(K, "K", min_value=1)
         self._check_levels(K, MAX_LEVELS, "equations")
         t = sp.Symbol("t", nonnegative=True)
@@ -350,7 +265,7 @@ class Supermarket:
 
     def _numeric_drift(self, K: int, module: str):
         """The lambdified drift of this instance's definition (its own ``drift()``, keyed on its state)."""
-        return _definition_drift(self, K, module)
+        return _drift.definition_drift(self, K, module)
 
     @staticmethod
     def symbolic_check() -> dict:
@@ -364,7 +279,7 @@ class Supermarket:
         simplified values (all ``0``); ``"proved"`` is True when every one simplified to 0.
         (For ``d = 1`` the exponent is ``e_k = k`` and the same identity reads ``1 + (k-1) - k = 0``.)
         """
-        return _symbolic_fixed_point_check()
+        return _drift.symbolic_fixed_point_check()
 
     # --- fixed point ---------------------------------------------------------------------------
     def fixed_point(self, dps: int = DEFAULT_DPS) -> SupermarketFixedPoint:
@@ -382,6 +297,20 @@ class Supermarket:
         Newton in log variables ``y_k = log s_k`` at ``dps + 10`` digits, checked at two truncation
         levels); if that fails, or the solution is not a tail vector (``1 >= s_1 >= s_2 >= ... > 0``
         with a small last level), :class:`~symloss.core.precision.PrecisionError` is raised.
+
+        Parameters
+        ----------
+        dps : int, optional
+            Significant digits.
+
+        Returns
+        -------
+        SupermarketFixedPoint
+
+        Raises
+        ------
+        PrecisionError, BudgetError
+            When the definition's own fixed point cannot be certified (fallback).
         """
         dps = check_dps(dps)
         proof = self.symbolic_check()
@@ -393,7 +322,7 @@ class Supermarket:
             s = [lam ** self.exponent(k) for k in range(K + 2)]
             s_next = s[K + 1]
             s = s[:K + 1]
-            F = _definition_drift(self, K, "mpmath")
+            F = _drift.definition_drift(self, K, "mpmath")
             rows = list(F(*s[1:]))
             eps = mpmath.mpf(10) ** (-(dps + 2))
             ok = all(abs(rows[k - 1]) <= eps * s[k] for k in range(1, K)) and \
@@ -403,7 +332,7 @@ class Supermarket:
                 tb = self.tail_bound(K)
                 mql = mpmath.fsum(s[1:])
         if ok:
-            same = _definition_is_shipped(self, min(K, 6))
+            same = _drift.definition_is_shipped(self, min(K, 6))
             return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
                                          rounded(tb, 5), rounded(res, 5), rounded(mql, dps),
                                          bool(proof["proved"]) and same, dps)
@@ -415,47 +344,26 @@ class Supermarket:
 
     def _solve_definition(self, K: int, dps: int, tol) -> SupermarketFixedPoint:
         """Solve ``drift(K) = 0`` of this definition (fallback of :meth:`fixed_point`)."""
-        if K + max(2, K // 4) > MAX_FALLBACK_LEVELS:
-            raise BudgetError(f"{type(self).__name__}.fixed_point: the closed form does not solve this "
-                              f"drift() and the fallback (dense Newton in mpmath) is limited to "
-                              f"{MAX_FALLBACK_LEVELS} levels; this needs K={K} (use a larger tail_tol or "
-                              f"a smaller dps)")
-        sols = []
-        for KK in (K, K + max(2, K // 4)):
-            self._check_levels(KK, MAX_LEVELS, "fixed_point")
-            sols.append(_newton_definition(self, KK, dps + 10))
-        s, s2 = sols
-        with working(dps + 10):
-            diff = max(abs(a - b) / b for a, b in zip(s[1:], s2[1:K + 1]))
-            if diff > mpmath.mpf(10) ** (-(dps + 1)):
-                raise PrecisionError(f"{type(self).__name__}.fixed_point: the definition's truncated fixed "
-                                     f"point changes by {mpmath.nstr(diff, 3)} (relative) between K={K} and "
-                                     f"K={len(s2) - 1} levels: the tail is not negligible at {dps} digits")
-            if s2[-1] > tol or s[K] > mpmath.sqrt(tol):
-                raise PrecisionError(f"{type(self).__name__}.fixed_point: the definition's fixed point keeps "
-                                     f"mass at the last level (s_K={mpmath.nstr(s2[-1], 3)}); not a "
-                                     f"stationary tail vector within {len(s2) - 1} levels")
-            F = _definition_drift(self, K, "mpmath")
-            res = max(abs(r) for r in F(*s[1:]))
-            mql = mpmath.fsum(s[1:])
-            # evidence (not a rigorous bound): the two truncations agree; the neglected tail is
-            # bounded by the values beyond K at the deeper truncation plus its last level
-            tb = mpmath.fsum(s2[K + 1:]) + s2[-1]
-        return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
-                                     rounded(tb, 5), rounded(res, 5), rounded(mql, dps), False, dps,
-                                     method=f"definition's drift() solved (homotopy + Newton in log s at "
-                                            f"{dps + 10} digits), truncations K={K} and K={len(s2) - 1} agree; "
-                                            f"the closed form was rejected")
+        return _drift.solve_definition(self, K, dps, tol)
 
     def _closed_form_applies(self) -> bool:
         """The closed-form shortcuts hold: this class's drift() is the shipped one (exact identity)."""
-        return type(self) is Supermarket or _definition_is_shipped(self, min(self.K, 6))
+        return type(self) is Supermarket or _drift.definition_is_shipped(self, min(self.K, 6))
 
     def mean_queue_length(self, dps: int = DEFAULT_DPS):
         r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
 
         The series is summed until the rigorous tail bound is below :math:`10^{-(dps+5)} E[Q]`;
         the value is confirmed at two working precisions.
+
+        Parameters
+        ----------
+        dps : int, optional
+            Significant digits.
+
+        Returns
+        -------
+        mpmath.mpf
         """
         dps = check_dps(dps)
         if not self._closed_form_applies():
@@ -476,7 +384,17 @@ class Supermarket:
         return agree_at_two_precisions(compute, dps, what="mean queue length")
 
     def sojourn_time(self, dps: int = DEFAULT_DPS):
-        r"""Stationary mean sojourn (response) time :math:`E[T] = E[Q]/\lambda` (Little's law)."""
+        r"""Stationary mean sojourn (response) time :math:`E[T] = E[Q]/\lambda` (Little's law).
+
+        Parameters
+        ----------
+        dps : int, optional
+            Significant digits (both :math:`E[Q]` and the quotient are confirmed at two precisions).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         dps = check_dps(dps)
 
         def compute(w):
@@ -488,7 +406,17 @@ class Supermarket:
 
     def delay_probability(self, dps: int = DEFAULT_DPS):
         r"""Stationary probability that an arriving task has to wait: in the mean field it joins a
-        busy queue iff all ``d`` sampled queues are busy, :math:`s_1^d = \lambda^d`."""
+        busy queue iff all ``d`` sampled queues are busy, :math:`s_1^d = \lambda^d`.
+
+        Parameters
+        ----------
+        dps : int, optional
+            Significant digits of :math:`s_1^d`.
+
+        Returns
+        -------
+        mpmath.mpf
+        """
         dps = check_dps(dps)
         if not self._closed_form_applies():                     # an edited drift(): its own s_1
             s1 = self.fixed_point(dps).s[1]
@@ -526,281 +454,16 @@ class Supermarket:
         value of ``s_K`` over the time range is below the tail tolerance (``tail_tol``, or
         ``10^-(dps+5)`` with ``dps``); at most ``2000`` levels (``300`` with ``dps``).
         """
-        s0v = _check_s0(s0)
-        tt = _check_times(t)
+        s0v = _ode.check_s0(s0)
+        tt = _ode.check_times(t)
         if dps is not None:
             dps = check_dps(dps)
         max_steps = integer(max_steps, "max_steps", min_value=1)
         deadline = Deadline(max_seconds, "Supermarket.ode")
-        steps = 2.0 * (self.d + 1) * float(tt[-1])
-        if steps > max_steps:
-            raise BudgetError(f"Supermarket.ode: t_end={float(tt[-1]):g} needs about {steps:.3g} explicit steps, "
-                              f"more than max_steps={max_steps}; the ODE reaches its fixed point long before "
-                              f"(use fixed_point()), or raise max_steps")
-        if dps is None:
-            tol = mpmath.mpf(self.tail_tol)
-        else:
-            tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
-        K = max(self.K + 1, len(s0v) + 1, self.truncation_level(tol) + 1 if dps is not None else 0)
-        limit = MAX_ODE_LEVELS if dps is None else MAX_ODE_MP_LEVELS
-        for _ in range(8):
-            self._check_levels(K, limit, "ode" if dps is None else "ode(dps=...)")
-            if dps is None:
-                sol = self._ode_float(s0v, tt, K, rtol, atol, deadline)
-            else:
-                sol = self._ode_mp(s0v, tt, K, dps, deadline)
-            if sol.tail_max_exact <= tol:
-                sol.tail_tol = float(tol) if float(tol) > 0 else 0.0
-                return sol
-            K *= 2
-        raise PrecisionError(f"ODE truncation: s_K(t) stays above the tail tolerance {mpmath.nstr(tol, 3)} "
-                             f"even at K={K}; the initial state has too heavy a tail for t <= {tt[-1]}")
+        return _ode.solve_ode(self, s0v, tt, dps, rtol, atol, max_steps, deadline)
 
     def _ode_float(self, s0v, tt, K, rtol, atol, deadline=None) -> OdeSolution:
-        from scipy.integrate import solve_ivp
-        f = self._numeric_drift(K, "numpy")
-        y0 = np.zeros(K)
-        y0[: len(s0v) - 1] = np.asarray([real_float(x, "s0") for x in s0v[1:]], dtype=float)
-
-        def rhs(_t, y):
-            if deadline is not None:
-                deadline.check(f"at t={_t:.6g}")
-            return np.asarray(f(*y), dtype=float).ravel()
-        if tt[-1] == 0:
-            Y = y0[None, :]
-        else:
-            r = solve_ivp(rhs, (0.0, float(tt[-1])), y0, method="DOP853", t_eval=tt, rtol=rtol, atol=atol)
-            if not r.success:  # pragma: no cover
-                raise PrecisionError(f"solve_ivp failed: {r.message}")
-            Y = r.y.T
-        S = np.hstack([np.ones((len(tt), 1)), np.clip(Y, 0.0, 1.0)])
-        sol = OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
-                          f"scipy solve_ivp DOP853 rtol={rtol:g} atol={atol:g}, truncated at K={K}")
-        sol.tail_max_exact = sol.tail_max
-        return sol
+        return _ode.ode_float(self, s0v, tt, K, rtol, atol, deadline)
 
     def _ode_mp(self, s0v, tt, K, dps, deadline=None) -> OdeSolution:
-        f = self._numeric_drift(K, "mpmath")
-
-        def rhs(_t, y):
-            if deadline is not None:
-                deadline.check(f"mpmath odefun at t={mpmath.nstr(_t, 6)}")
-            return list(f(*y))
-
-        def compute(w):
-            with mpmath.workdps(w):
-                y0 = [mpmath.mpf(0)] * K
-                for i, x in enumerate(s0v[1:]):
-                    y0[i] = mpmath.mpf(x) if not isinstance(x, Fraction) else mpmath.mpf(x.numerator) / x.denominator
-                F = mpmath.odefun(rhs, 0, y0)
-                out = []
-                for ti in tt:
-                    out.extend(F(mpmath.mpf(ti)))
-                return out
-        # the components are probabilities in [0, 1]: agreement is checked in absolute terms
-        lo, hi = compute(dps + 15), compute(dps + 30)
-        with mpmath.workdps(dps + 30):
-            err = max(abs(a - b) for a, b in zip(lo, hi))
-            if err > mpmath.mpf(10) ** (-(dps + 2)):
-                raise PrecisionError(f"mean-field ODE solution: values at {dps + 15} and {dps + 30} digits "
-                                     f"differ by {mpmath.nstr(err, 3)}; cannot certify {dps} digits")
-        vals = [rounded(v, dps) for v in hi]
-        rows = [list(vals[i * K:(i + 1) * K]) for i in range(len(tt))]
-        S = np.array([[1.0] + [float(v) for v in row] for row in rows])
-        s_mp = [[mpmath.mpf(1)] + row for row in rows]
-        sol = OdeSolution(np.asarray(tt, float), S, K, float(np.max(np.abs(S[:, -1]))), self.tail_tol,
-                          f"mpmath odefun (Taylor series) at {dps} digits, two precisions, K={K}",
-                          dps=dps, s_mp=s_mp)
-        sol.tail_max_exact = max(abs(row[-1]) for row in s_mp)     # mpf: no underflow below 1e-308
-        return sol
-
-
-def _lam_key(lam):
-    """Hashable exact key for the lambdify cache."""
-    return str(_lam_sympy(lam))
-
-
-@lru_cache(maxsize=64)
-def _lambdified_drift(d: int, lam_key: str, K: int, module: str):
-    m = Supermarket.__new__(Supermarket)
-    m.d, m.lam = d, Fraction(lam_key)
-    return sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
-
-
-def _drift_key(m: "Supermarket", K: int, module: str):
-    """The identity of ``m.drift(K)``: the complete state of the instance (every attribute and the
-    code of every class in its MRO, :func:`symloss.core.identity.state_key`), or the drift itself
-    when a value has no canonical form; never the class and ``(d, lam)`` alone (a subclass with extra
-    state would share another instance's numbers)."""
-    sk = state_key(m)
-    if sk is None:
-        sk = ("drift", tuple(m.drift(K)))
-    return (sk, K, module)
-
-
-_DEF_CACHE: dict = {}
-
-
-def _definition_drift(m: "Supermarket", K: int, module: str):
-    """The lambdified drift of *this* definition (``type(m).drift``; a subclass or an edited method gets
-    its own entry)."""
-    key = _drift_key(m, K, module)
-    f = _DEF_CACHE.get(key)
-    if f is None:
-        if type(m) is Supermarket:
-            f = _lambdified_drift(m.d, _lam_key(m.lam), K, module)
-        else:
-            f = sp.lambdify(Supermarket.symbols(K), list(m.drift(K)), modules=module)
-        if len(_DEF_CACHE) > 256:
-            _DEF_CACHE.clear()
-        _DEF_CACHE[key] = f
-    return f
-
-
-def _definition_is_shipped(m: "Supermarket", K: int) -> bool:
-    """Exact SymPy identity of the definition's drift with the shipped one (truncation ``K``)."""
-    if type(m) is Supermarket:
-        return True
-    key = ("same",) + _drift_key(m, K, "")
-    v = _DEF_CACHE.get(key)
-    if v is None:
-        diff = (m.drift(K) - Supermarket.drift(m, K)).applyfunc(sp.expand)
-        v = _DEF_CACHE[key] = all(e == 0 for e in diff)
-    return v
-
-
-def _newton_definition(m: "Supermarket", K: int, w: int):
-    """Zero of the definition's ``drift(K)`` in ``y = log s`` at ``w`` digits, by homotopy
-    ``H(t) = (1 - t) drift_shipped + t drift_definition`` from the closed form (``t = 0``)."""
-    syms = Supermarket.symbols(K)
-    key = ("newton",) + _drift_key(m, K, "")
-    fns = _DEF_CACHE.get(key)
-    if fns is None:
-        Fd = m.drift(K)
-        Fs = Supermarket.drift(m, K)
-        t = sp.Symbol("t_homotopy")
-        H = (1 - t) * Fs + t * Fd
-        J = H.jacobian(list(syms))
-        fns = (sp.lambdify([t] + list(syms), list(H), modules="mpmath"),
-               sp.lambdify([t] + list(syms), J.tolist(), modules="mpmath"))
-        _DEF_CACHE[key] = fns
-    Hf, Jf = fns
-    with mpmath.workdps(w):
-        lam = _lam_mpf(m.lam)
-        y = mpmath.matrix([m.exponent(k) * mpmath.log(lam) for k in range(1, K + 1)])
-        tiny = mpmath.mpf(10) ** (-(w - 3))
-
-        def newton(tv, y, iters):
-            for _ in range(iters):
-                s = [mpmath.exp(v) for v in y]
-                Hv = Hf(tv, *s)
-                G = mpmath.matrix([Hv[i] / s[i] for i in range(K)])
-                Jv = Jf(tv, *s)
-                JG = mpmath.matrix(K, K)
-                for i in range(K):
-                    for j in range(K):
-                        JG[i, j] = Jv[i][j] * s[j] / s[i] - (G[i] if i == j else 0)
-                try:
-                    dy = mpmath.lu_solve(JG, -G)
-                except ZeroDivisionError:
-                    return None
-                y = y + dy
-                if mpmath.norm(dy, mpmath.inf) < tiny:
-                    return y
-            return None
-        steps, tv = 8, mpmath.mpf(0)
-        h = mpmath.mpf(1) / steps
-        while tv < 1:
-            t1 = min(mpmath.mpf(1), tv + h)
-            y1 = newton(t1, y, 60)
-            if y1 is None:
-                h /= 2
-                if h < mpmath.mpf(2) ** -20:
-                    raise PrecisionError(f"{type(m).__name__}.fixed_point: the continuation from the shipped "
-                                         f"drift to the definition's drift stalls at t={mpmath.nstr(tv, 5)} "
-                                         f"(K={K}): the definition has no tail fixed point reachable there")
-                continue
-            y, tv = y1, t1
-        s = [mpmath.mpf(1)] + [mpmath.exp(v) for v in y]
-        for k in range(1, K + 1):
-            if not (s[k] <= s[k - 1] * (1 + tiny)):
-                raise PrecisionError(f"{type(m).__name__}.fixed_point: the definition's truncated fixed point "
-                                     f"is not a tail vector (s_{k}={mpmath.nstr(s[k], 5)} > "
-                                     f"s_{k - 1}={mpmath.nstr(s[k - 1], 5)})")
-        return s
-
-
-@lru_cache(maxsize=1)
-def _symbolic_fixed_point_check() -> dict:
-    lam = sp.Symbol("lambda", positive=True)
-    d = sp.Symbol("d", positive=True, integer=True)
-    k = sp.Symbol("k", positive=True, integer=True)
-
-    def e(j):
-        return (d ** j - 1) / (d - 1)
-
-    def s(j):
-        return lam ** e(j)
-    exponent_identity = sp.simplify(sp.expand(1 + d * e(k - 1) - e(k)))
-    # lam * s_{k-1}^d == s_k: compare logarithms (lam > 0), i.e. the exponents
-    recursion = sp.simplify(sp.expand_log(sp.log(lam * s(k - 1) ** d) - sp.log(s(k)), force=True))
-    recursion = sp.simplify(sp.factor(recursion))
-    # stationary equation, with lam*s_{k-1}^d -> s_k and lam*s_k^d -> s_{k+1} substituted
-    sk, sk1 = sp.symbols("s_k s_k1", positive=True)
-    stationary = sp.simplify((sk - sk1) - (sk - sk1))
-    boundary = sp.simplify(s(0) - 1)
-    d1 = sp.simplify(1 + 1 * (k - 1) - k)   # d = 1: e_k = k
-    ok = all(x == 0 for x in (exponent_identity, recursion, stationary, boundary, d1))
-    return {
-        "exponent_identity": "1 + d*e(k-1) - e(k), e(j) = (d**j - 1)/(d - 1)",
-        "exponent_identity_simplified": str(exponent_identity),
-        "recursion": "log(lam*s(k-1)**d) - log(s(k))",
-        "recursion_simplified": str(recursion),
-        "stationary_after_recursion": str(stationary),
-        "boundary_s0_minus_1": str(boundary),
-        "d_equals_1_identity": str(d1),
-        "proved": bool(ok),
-    }
-
-
-def _check_s0(s0):
-    if s0 is None:
-        return [1.0]
-    if isinstance(s0, (str, bytes)):
-        raise TypeError("s0 must be a sequence of tail fractions (s_0 = 1, s_1, ...), got a string")
-    if isinstance(s0, np.ndarray):
-        if s0.dtype.kind not in "iuf":
-            raise TypeError(f"s0 must be real tail fractions, got an array of dtype {s0.dtype}")
-        vals = list(s0.ravel())
-    else:
-        try:
-            vals = list(s0)
-        except TypeError:
-            raise TypeError(f"s0 must be a sequence of tail fractions (s_0 = 1, s_1, ...), got "
-                            f"{type(s0).__name__}") from None
-    if len(vals) == 0:
-        raise ValueError("s0 must contain at least s_0 = 1")
-    if len(vals) > MAX_ODE_LEVELS:
-        raise BudgetError(f"s0 has {len(vals)} levels, more than the ODE limit {MAX_ODE_LEVELS}")
-    vals = [check_real(x, f"s0[{i}]", lower=0, upper=1) for i, x in enumerate(vals)]
-    if vals[0] != 1:
-        raise ValueError(f"s0[0] must be 1 (the fraction of servers with at least 0 tasks), got {vals[0]!r}")
-    for i in range(1, len(vals)):
-        if vals[i] > vals[i - 1]:
-            raise ValueError(f"s0 must be non-increasing (tail fractions), but s0[{i}]={vals[i]!r} > "
-                             f"s0[{i - 1}]={vals[i - 1]!r}")
-    return vals
-
-
-def _check_times(t):
-    if not isinstance(t, (np.ndarray, list, tuple)):
-        T = real_float(t, "t", lower=0)
-        return np.linspace(0.0, T, 201)
-    arr = real_array(t, "t", lower=0).ravel()
-    if arr.size == 0:
-        raise ValueError("t must contain at least one time")
-    if arr.size > 10 ** 6:
-        raise BudgetError(f"t has {arr.size} output times, more than the limit 1e6")
-    if np.any(np.diff(arr) < 0):
-        raise ValueError("t must be non-decreasing")
-    return arr
+        return _ode.ode_mp(self, s0v, tt, K, dps, deadline)

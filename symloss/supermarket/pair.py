@@ -26,6 +26,15 @@ class PairApproximationResult(ResultMixin):
     ``s[k]`` = marginal tail :math:`P(Q \ge k)`; ``mean_queue_length`` = :math:`\sum_{k\ge1} s_k`.
     ``residual`` = max-norm of the pair-ODE drift at ``x``; ``tail_mass`` = :math:`P(Q = K)` at the
     truncation level ``K``.
+
+    Parameters
+    ----------
+    k, lam, mean_queue_length, s, x, K
+        Fields of the result, in the order of the class body.
+    residual, tail_mass
+        Fields of the result, in the order of the class body.
+    method : optional
+        Fields with a default.
     """
     k: int
     lam: float

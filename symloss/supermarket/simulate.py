@@ -1,4 +1,7 @@
 """Simulation of the supermarket model on a graph (numba kernels in ``symloss.supermarket._kernels``).
+
+The kernels are imported inside the functions that run them, so ``import symloss.supermarket`` does
+not load numba (nor compile or load the cached kernels).
 """
 from __future__ import annotations
 
@@ -36,6 +39,17 @@ DEFAULT_MAX_EVENTS = 1e9        # about a minute at ~2e7 events per second
 @dataclass
 class SimulationResult(ResultMixin):
     r"""Output of :func:`simulate_supermarket`.
+
+    Parameters
+    ----------
+    t, s, stationary_s, mean_queue_length, ci, batch_means
+        Fields of the result, in the order of the class body.
+    N, d, lam, t_end, warmup, replace
+        Fields of the result, in the order of the class body.
+    graph, arrivals, departures, seconds
+        Fields of the result, in the order of the class body.
+    final_queues, method, dummy_events : optional
+        Fields with a default.
 
     Attributes
     ----------
@@ -352,7 +366,18 @@ def simulate_supermarket(graph, *, d: int = 2, lam: float, t_end: float, seed=No
 
 
 def indptr_of(graph: Graph):
-    """(indptr, indices, kreg) for the kernels (dummies for the complete graph)."""
+    """(indptr, indices, kreg) for the kernels (dummies for the complete graph).
+
+    Parameters
+    ----------
+    graph : Graph
+        The graph.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, int)
+        CSR arrays and the common degree (0 when irregular).
+    """
     if graph.complete:
         return np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int32), 0
     deg = np.diff(graph.indptr)

@@ -12,8 +12,12 @@ import difflib
 import inspect
 import json
 
+from ..admission.network import OverloadedLossNetwork
 from ..core.precision import check_dps
+from ..core.random import seed_sequence
 from ..core.validation import check_int, check_real
+from ..meanfield.policies import POLICIES, POLICY_ALIASES, SAMPLES_SERVERS
+from .functions import FUNCTIONS, resolve_function
 
 __all__ = ["check_grid", "GridError", "signature_text"]
 
@@ -59,7 +63,7 @@ def signature_text(fn) -> str:
 # value checks of the named functions (the ranges their docstrings state; library validators)
 # ------------------------------------------------------------------------------------------------
 
-_POLICY_NAMES = ("random", "retrial", "power", "jsq")
+_POLICY_NAMES = POLICIES
 
 
 def _pos_real(v, name):
@@ -95,7 +99,6 @@ def _choice(choices):
 
 
 def _seed(v, name):
-    from ..core.random import seed_sequence
     if isinstance(v, list):
         v = tuple(v)
     seed_sequence(v, name)
@@ -107,9 +110,10 @@ def _dps(v, name):
 
 def _policy_d(p):
     pol, d = p.get("policy"), p.get("d")
-    if isinstance(pol, str) and pol.lower() in ("retrial", "power", "retrial_of_d", "power_of_d") and d is None:
+    key = POLICY_ALIASES.get(pol.lower()) if isinstance(pol, str) else None
+    if key is not None and SAMPLES_SERVERS[key] and d is None:
         raise ValueError(f"policy {pol!r} needs d (attempts / samples, an integer >= 1)")
-    if isinstance(pol, str) and pol.lower() in ("random", "random_routing", "randomrouting") and d not in (None, 1):
+    if key == "random" and d not in (None, 1):
         raise ValueError(f"policy {pol!r} samples one server: d must be 1 or absent, got d={d!r}")
 
 
@@ -138,8 +142,7 @@ def _admission_cross(p):
                          f"lam_L={lam_L}, mu={mu}")
 
 
-_MF_POLICY = _choice(("random", "random_routing", "randomrouting", "retrial", "retrial_of_d", "retrialofd",
-                      "power", "power_of_d", "powerofd", "jsq"))
+_MF_POLICY = _choice(tuple(POLICY_ALIASES))
 
 #: name in FUNCTIONS -> ({parameter: check(value, name)}, [cross-checks on the whole point])
 _SPECS: dict[str, tuple[dict, list]] = {
@@ -178,7 +181,6 @@ _ALIASES = {"erlang": "erlang_b", "erlang_capacity": "erlang_capacity", "thresho
 
 
 def _spec_for(fn):
-    from .functions import FUNCTIONS, resolve_function
     for name in list(_SPECS) + list(_ALIASES):
         key = _ALIASES.get(name, name)
         if name not in FUNCTIONS or key not in _SPECS:
@@ -321,7 +323,6 @@ def check_grid(fn, points: list[dict], *, func_name: str | None = None) -> None:
 
 def _admission_kwargs(p: dict) -> str | None:
     """``admission(..., quantity=..., **kwargs)``: the quantity must be a method and the rest its arguments."""
-    from ..admission import OverloadedLossNetwork
     q = p.get("quantity", "online_optimal")
     if not isinstance(q, str) or q.startswith("_") or not callable(getattr(OverloadedLossNetwork, q, None)):
         public = sorted(n for n in dir(OverloadedLossNetwork) if not n.startswith("_")

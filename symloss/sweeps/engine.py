@@ -22,222 +22,33 @@ Executors
 Only the client process writes to the store (SQLite in WAL mode, one short transaction per point), so
 two sweeps writing to the same file serialise their writes instead of corrupting it; a point already
 ``done`` is never overwritten by a concurrent sweep.
+
+Modules: this one holds :func:`sweep`, :class:`SweepSummary` and the readers :func:`load_sweep` and
+:func:`sweep_status` (pandas is imported inside :func:`load_sweep`, an optional dependency);
+``symloss.sweeps.executors`` runs the points (serial, processes, Dask) and ``symloss.sweeps.store`` is
+the SQLite schema and writer.
 """
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import os
 import pickle
 import socket
-import sqlite3
 import sys
-import threading
 import time
-import traceback
-import uuid
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 from ..core.results import ResultMixin
 from ..core.validation import check_output_path
-from .functions import _call, resolve_function
+from .checks import check_grid
+from .executors import EXECUTORS, _run_dask, _run_point, _run_processes, _usable_cpus
+from .functions import resolve_function
 from .grid import Grid
-from .records import canonical_params, to_jsonable
+from .records import canonical_params
+from .store import _connect, _flatten, _func_key, _last_line, _maybe_numeric, _pid_alive, _Store
 
 __all__ = ["sweep", "load_sweep", "sweep_status", "SweepSummary"]
-
-EXECUTORS = ("processes", "serial", "dask")
-SCHEMA_VERSION = 1
-_ERROR_CHARS = 8000
-
-
-# ------------------------------------------------------------------------------------------------
-# running one point (in a worker)
-# ------------------------------------------------------------------------------------------------
-
-def _worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-_PARENT_PID = None  # set in worker processes of the "processes" executor
-
-
-def _run_point(fn, key: str):
-    """Evaluate one point; never raises for an error of the function (it becomes a 'failed' record)."""
-    if _PARENT_PID is not None and os.getppid() != _PARENT_PID:
-        os._exit(70)  # the sweep that queued this point is gone: do not start it
-    params = json.loads(key)
-    started = time.time()
-    t0 = time.perf_counter()
-    try:
-        value = _call(fn, params)
-        dps = params.get("dps") if isinstance(params.get("dps"), int) else None
-        result = json.dumps(to_jsonable(value, dps=dps), separators=(",", ":"), ensure_ascii=False)
-        status, error = "done", None
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as exc:  # noqa: BLE001 - recorded, the sweep goes on
-        result, status = None, "failed"
-        error = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-_ERROR_CHARS:]
-    elapsed = time.perf_counter() - t0
-    return status, result, error, started, time.time(), elapsed, _worker_id()
-
-
-def _worker_init(parent_pid: int) -> None:
-    """Worker process set-up: one thread per worker for BLAS/OpenMP, exit when the parent is gone."""
-    global _PARENT_PID
-    _PARENT_PID = parent_pid
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-
-    def watch():
-        while True:
-            time.sleep(0.2)
-            if os.getppid() != parent_pid:
-                os._exit(70)  # orphaned (the sweep was killed): stop computing at once
-
-    threading.Thread(target=watch, name="symloss-sweep-parent-watch", daemon=True).start()
-
-
-# ------------------------------------------------------------------------------------------------
-# the store
-# ------------------------------------------------------------------------------------------------
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS points (
-    id INTEGER PRIMARY KEY,
-    func TEXT NOT NULL,
-    params TEXT NOT NULL,
-    status TEXT NOT NULL CHECK (status IN ('done', 'failed')),
-    result TEXT,
-    error TEXT,
-    started REAL,
-    finished REAL,
-    elapsed REAL,
-    worker TEXT,
-    version TEXT,
-    attempts INTEGER NOT NULL DEFAULT 1,
-    run INTEGER,
-    UNIQUE (func, params)
-);
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY,
-    func TEXT NOT NULL,
-    executor TEXT,
-    workers INTEGER,
-    host TEXT,
-    pid INTEGER,
-    version TEXT,
-    started REAL,
-    finished REAL,
-    state TEXT,
-    n_grid INTEGER,
-    n_skipped INTEGER,
-    n_done INTEGER DEFAULT 0,
-    n_failed INTEGER DEFAULT 0
-);
-"""
-
-_UPSERT_KEEP_DONE = """
-INSERT INTO points (func, params, status, result, error, started, finished, elapsed, worker, version, run)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-ON CONFLICT (func, params) DO UPDATE SET
-    status = excluded.status, result = excluded.result, error = excluded.error,
-    started = excluded.started, finished = excluded.finished, elapsed = excluded.elapsed,
-    worker = excluded.worker, version = excluded.version, run = excluded.run,
-    attempts = points.attempts + 1
-"""
-
-
-def _version() -> str:
-    from .. import __version__
-    return __version__
-
-
-def _connect(path, *, create: bool) -> sqlite3.Connection:
-    path = Path(path)
-    if not create and not path.exists():
-        raise FileNotFoundError(f"store {str(path)!r} does not exist")
-    conn = sqlite3.connect(str(path), timeout=60.0, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 60000")
-    if create:
-        for attempt in range(100):
-            try:
-                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-                break
-            except sqlite3.OperationalError:  # another process is switching the mode right now
-                time.sleep(0.05 * (attempt + 1))
-        else:  # pragma: no cover
-            raise sqlite3.OperationalError(f"cannot put {str(path)!r} in WAL mode")
-        if str(mode).lower() != "wal":
-            raise sqlite3.OperationalError(f"store {str(path)!r} refused WAL mode (journal_mode={mode})")
-        conn.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: durable against process crashes
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for stmt in _SCHEMA.split(";"):
-                if stmt.strip():
-                    conn.execute(stmt)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-    else:
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        except sqlite3.DatabaseError as exc:
-            conn.close()
-            raise ValueError(f"{str(path)!r} is not a sweep store ({exc})") from None
-        if "points" not in tables:
-            conn.close()
-            raise ValueError(f"{str(path)!r} is not a sweep store (no 'points' table)")
-    return conn
-
-
-class _Store:
-    """The client-side writer: one row per point, each written in its own transaction."""
-
-    def __init__(self, path, func_name: str):
-        self.path = Path(path)
-        self.func = func_name
-        self.version = _version()
-        self.conn = _connect(self.path, create=True)
-        self.run_id = None
-
-    def done_and_failed(self) -> tuple[set[str], set[str]]:
-        done, failed = set(), set()
-        for params, status in self.conn.execute(
-                "SELECT params, status FROM points WHERE func = ?", (self.func,)):
-            (done if status == "done" else failed).add(params)
-        return done, failed
-
-    def start_run(self, executor: str, workers, n_grid: int, n_skipped: int) -> int:
-        cur = self.conn.execute(
-            "INSERT INTO runs (func, executor, workers, host, pid, version, started, state, n_grid, n_skipped)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, 'running', ?, ?)",
-            (self.func, executor, workers, socket.gethostname(), os.getpid(), self.version, time.time(),
-             n_grid, n_skipped))
-        self.run_id = cur.lastrowid
-        return self.run_id
-
-    def write(self, key: str, record, *, overwrite_done: bool) -> bool:
-        """Write one point; returns False when a concurrent sweep already stored it as done."""
-        status, result, error, started, finished, elapsed, worker = record
-        sql = _UPSERT_KEEP_DONE + ("" if overwrite_done else " WHERE points.status != 'done'")
-        cur = self.conn.execute(sql, (self.func, key, status, result, error, started, finished, elapsed,
-                                      worker, self.version, self.run_id))
-        return cur.rowcount > 0
-
-    def finish_run(self, state: str, n_done: int, n_failed: int) -> None:
-        if self.run_id is not None:
-            self.conn.execute("UPDATE runs SET finished = ?, state = ?, n_done = ?, n_failed = ? WHERE id = ?",
-                              (time.time(), state, n_done, n_failed, self.run_id))
-
-    def close(self) -> None:
-        self.conn.close()
-
 
 # ------------------------------------------------------------------------------------------------
 # the sweep
@@ -246,6 +57,13 @@ class _Store:
 @dataclasses.dataclass(frozen=True)
 class SweepSummary(ResultMixin):
     """What one call of :func:`sweep` did.
+
+    Parameters
+    ----------
+    store, func, executor, n_points, n_skipped, n_done
+        Fields of the result, in the order of the class body.
+    n_failed, elapsed, run
+        Fields of the result, in the order of the class body.
 
     Attributes
     ----------
@@ -403,7 +221,6 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     points = _as_points(grid)
     keys = list(dict.fromkeys(canonical_params(p) for p in points))  # dedupe, keep order
     if check:
-        from .checks import check_grid
         check_grid(fn, [json.loads(k) for k in keys], func_name=func_name)
     if executor == "processes":
         main = sys.modules.get("__main__")
@@ -462,201 +279,12 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         st.close()
 
 
-def _usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def _progress_bar(progress: bool, total: int, func_name: str):
     if not progress:
         return None
     from tqdm.auto import tqdm
     label = func_name.rsplit(":", 1)[-1]
     return tqdm(total=total, desc=f"sweep {label}", unit="pt", dynamic_ncols=True, smoothing=0.05)
-
-
-def _infrastructure_failure(exc: BaseException):
-    """A 'failed' record for an error outside the function (unpicklable task, lost worker, ...)."""
-    now = time.time()
-    text = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    return ("failed", None, text[-_ERROR_CHARS:], now, now, None, None)
-
-
-def _lost_worker_record(detail: str):
-    now = time.time()
-    return ("failed", None, f"WorkerLost: {detail}", now, now, None, None)
-
-
-def _run_processes(fn, todo: list[str], workers: int, record) -> None:
-    """Local process pool; a bounded window of tasks in flight; rebuilt when a worker dies."""
-    import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    from concurrent.futures.process import BrokenProcessPool
-
-    ctx = multiprocessing.get_context("spawn")
-    window = 2 * workers
-
-    def new_pool(n):
-        return ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init,
-                                   initargs=(os.getpid(),))
-
-    pool = new_pool(workers)
-    it = iter(todo)
-    suspects: list[str] = []  # points in flight when a worker died: rerun one at a time
-    lost_alone = 0  # points that killed their worker while running alone, in a row
-    try:
-        pending: dict = {}
-        exhausted = False
-        while True:
-            if suspects and not pending:
-                for key in suspects:
-                    fut = pool.submit(_run_point, fn, key)
-                    try:
-                        rec = fut.result()
-                    except BrokenProcessPool as exc:
-                        record(key, _lost_worker_record(
-                            "the worker process died while computing this point alone (killed, "
-                            "out of memory or crashed); it is retried on resume"))
-                        pool.shutdown(wait=True, cancel_futures=True)
-                        lost_alone += 1
-                        if lost_alone >= 3:
-                            raise RuntimeError(
-                                "worker processes died on 3 points in a row, each run alone: they cannot "
-                                "start (is the function importable in a fresh interpreter?) or every "
-                                "point kills them (memory?); the points done so far are stored") from exc
-                        pool = new_pool(workers)
-                        continue
-                    except Exception as exc:
-                        rec = _infrastructure_failure(exc)
-                    lost_alone = 0
-                    record(key, rec)
-                suspects = []
-            while not exhausted and len(pending) < window:
-                key = next(it, None)
-                if key is None:
-                    exhausted = True
-                    break
-                pending[pool.submit(_run_point, fn, key)] = key
-            if not pending:
-                break
-            finished, _ = wait(list(pending), return_when=FIRST_COMPLETED)
-            broken = False
-            for fut in finished:
-                key = pending.pop(fut)
-                try:
-                    rec = fut.result()
-                except BrokenProcessPool:
-                    suspects.append(key)
-                    broken = True
-                    continue
-                except Exception as exc:  # e.g. the function cannot be unpickled in the worker
-                    rec = _infrastructure_failure(exc)
-                record(key, rec)
-            if broken:
-                for fut, key in pending.items():
-                    if fut.done() and not fut.cancelled() and fut.exception() is None:
-                        record(key, fut.result())  # finished before the pool broke
-                    else:
-                        suspects.append(key)
-                pending.clear()
-                pool.shutdown(wait=True, cancel_futures=True)
-                pool = new_pool(workers)
-    except BaseException:  # interrupted (Ctrl-C) or the store failed: stop the workers now
-        procs = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-        raise
-    else:
-        pool.shutdown(wait=True)
-
-
-def _dask_client(scheduler, workers: int):
-    """(client, closers): connect to or start a cluster; closers are closed after the sweep."""
-    try:
-        from distributed import Client, LocalCluster
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("executor='dask' needs the optional extra: pip install 'symloss[distributed]' "
-                          "(dask and distributed)") from exc
-    if scheduler is None:
-        import logging
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
-        client = Client(cluster)
-        return client, [client, cluster]
-    if isinstance(scheduler, Client):
-        return scheduler, []
-    if isinstance(scheduler, str) or hasattr(scheduler, "scheduler_address"):
-        client = Client(scheduler)
-        return client, [client]
-    raise TypeError(f"scheduler must be an address 'tcp://host:port', a distributed.Client, a cluster "
-                    f"or None, got {type(scheduler).__name__}")
-
-
-def _run_dask(fn, todo: list[str], scheduler, workers: int, record) -> None:
-    import functools
-
-    from distributed import as_completed
-
-    client, closers = _dask_client(scheduler, workers)
-    try:
-        nthreads = sum(client.nthreads().values()) or workers
-        # Tasks beyond the running ones wait in the scheduler's queue (not computed, so not lost if the
-        # client dies). A deep window, refilled by halves with one client.map (one graph update per
-        # refill, not one per point), and one gather per batch of finished tasks amortise the
-        # client-scheduler-worker round trips (~10x fewer than one per point for cheap functions).
-        window = max(32 * nthreads, 256)
-        run = functools.partial(_run_point, fn)
-        tag = uuid.uuid4().hex[:12]
-        it = iter(enumerate(todo))
-        keys: dict = {}  # task key -> (future, point key)
-        ac = as_completed([], with_results=False)
-
-        def submit(n):
-            batch = list(itertools.islice(it, n))
-            if batch:
-                futs = client.map(run, [k for _, k in batch], key=[f"symloss-sweep-{tag}-{i}" for i, _ in batch],
-                                  pure=False)
-                for fut, (_, k) in zip(futs, batch):
-                    keys[fut.key] = (fut, k)
-                ac.update(futs)
-
-        def one(fut):
-            try:
-                return fut.result()
-            except BaseException as exc:  # KilledWorker after repeated worker deaths, unpickling errors,
-                return _infrastructure_failure(exc)  # cancellation, ...
-
-        submit(window)
-        for batch in ac.batches():
-            # one gather per batch of finished tasks: a round trip per batch, not per point (while it
-            # runs, more tasks finish, so batches grow with the rate)
-            fin = [f for f in batch if f.status == "finished"]
-            try:
-                values = dict(zip((f.key for f in fin), client.gather(fin))) if fin else {}
-            except Exception:  # e.g. a result lost with its worker, recomputed, then erred: one by one
-                values = {}
-            for fut in batch:
-                _, key = keys.pop(fut.key)
-                rec = values[fut.key] if fut.key in values else one(fut)
-                fut.release()
-                record(key, rec)
-            if len(keys) <= window // 2:
-                submit(window - len(keys))
-    finally:
-        if keys:  # interrupted: do not leave our tasks running on a shared cluster
-            try:
-                client.cancel([f for f, _ in keys.values()])
-            except Exception:  # pragma: no cover - best effort
-                pass
-        for c in closers:
-            try:
-                c.close()
-            except Exception:  # pragma: no cover - best effort at shutdown
-                pass
 
 
 # ------------------------------------------------------------------------------------------------
@@ -752,36 +380,6 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
     return pd.concat([pframe, rframe, raw], axis=1)
 
 
-def _flatten(d: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in d.items():
-        name = f"{prefix}{k}"
-        if isinstance(v, dict):
-            out.update(_flatten(v, name + "."))
-        else:
-            out[name] = v
-    return out
-
-
-def _maybe_numeric(col):
-    import pandas as pd
-    vals = col.dropna()
-    if len(vals) == 0 or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in vals):
-        return col
-    try:
-        return pd.to_numeric(col, errors="raise").astype("float64")
-    except (ValueError, TypeError):
-        return col
-
-
-def _func_key(func, conn) -> str:
-    if isinstance(func, str):
-        known = {r[0] for r in conn.execute("SELECT DISTINCT func FROM points")}
-        if func in known:
-            return func
-    return resolve_function(func)[1]
-
-
 def sweep_status(store) -> dict:
     """Counts per function and the runs of a store, as plain data (what ``symloss sweep --status`` prints).
 
@@ -840,24 +438,3 @@ def sweep_status(store) -> dict:
     finally:
         conn.close()
     return {"store": str(store), "functions": funcs, "runs": runs, "integrity": integrity}
-
-
-def _last_line(text) -> str | None:
-    if not text:
-        return text
-    lines = [ln for ln in str(text).strip().splitlines() if ln.strip()]
-    return lines[-1] if lines else None
-
-
-def _pid_alive(pid) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-

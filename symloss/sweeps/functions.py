@@ -1,36 +1,34 @@
 """Named sweep functions (``blocking``, ``threshold``, ``simulate``, ...) and resolving a function
 by name or import path.
+
+Policy names resolve through the one policy table, :mod:`symloss.meanfield.policies`
+(:func:`~symloss.meanfield.policies.policy_model`). A name of :data:`FUNCTIONS` is looked up by its
+public name in the ``symloss`` namespace at call time (``importlib``, as every ``"module:function"``
+path is), so a replaced ``symloss.X`` is the object a sweep calls.
 """
 from __future__ import annotations
 
 import importlib
 import inspect
 
+from ..admission.network import OverloadedLossNetwork
+from ..meanfield.policies import POLICY_ALIASES, SAMPLES_SERVERS, policy_model
+
 # ------------------------------------------------------------------------------------------------
 # named functions
 # ------------------------------------------------------------------------------------------------
 
-_POLICIES = {
-    "random": "RandomRouting", "random_routing": "RandomRouting", "randomrouting": "RandomRouting",
-    "retrial": "RetrialOfD", "retrial_of_d": "RetrialOfD", "retrialofd": "RetrialOfD",
-    "power": "PowerOfD", "power_of_d": "PowerOfD", "powerofd": "PowerOfD",
-    "jsq": "JSQ",
-}
-
-
 def _policy(policy: str, C, d=None):
-    import symloss
-    if not isinstance(policy, str) or policy.lower() not in _POLICIES:
-        raise ValueError(f"policy must be one of {sorted(set(_POLICIES))}, got {policy!r}")
-    cls_name = _POLICIES[policy.lower()]
-    cls = getattr(symloss, cls_name)
-    if cls_name in ("RandomRouting", "JSQ"):
-        if d not in (None, 1) and cls_name == "RandomRouting":
-            raise ValueError(f"random routing samples d = 1 server, got d={d!r}")
-        return cls(C)
-    if d is None:
+    """``Policy(C[, d])`` for a policy spelling of :data:`~symloss.meanfield.policies.POLICY_ALIASES`
+    (:func:`~symloss.meanfield.policies.policy_model`, the one policy-name table)."""
+    if not isinstance(policy, str) or policy.lower() not in POLICY_ALIASES:
+        raise ValueError(f"policy must be one of {sorted(POLICY_ALIASES)}, got {policy!r}")
+    key = POLICY_ALIASES[policy.lower()]
+    if key == "random" and d not in (None, 1):
+        raise ValueError(f"random routing samples d = 1 server, got d={d!r}")
+    if SAMPLES_SERVERS[key] and d is None:
         raise ValueError(f"policy {policy!r} needs d")
-    return cls(C, d)
+    return policy_model(key, C, d if SAMPLES_SERVERS[key] else None)
 
 
 def blocking(policy: str, C, rho, d=None, dps: int = 30):
@@ -112,8 +110,7 @@ def admission(N, lam_H, lam_L, r_H, r_L, mu=1.0, quantity: str = "online_optimal
     >>> admission(10, 0.5, 1.0, 2.0, 1.0, quantity="fluid_reward")
     15.0
     """
-    import symloss
-    net = symloss.OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu=mu)
+    net = OverloadedLossNetwork(N, lam_H, lam_L, r_H, r_L, mu=mu)
     if not isinstance(quantity, str) or quantity.startswith("_"):
         raise ValueError(f"quantity must name a public method of OverloadedLossNetwork, got {quantity!r}")
     attr = getattr(net, quantity, None)
@@ -200,8 +197,7 @@ def resolve_function(func):
         if key in FUNCTIONS:
             fn = _import_path(FUNCTIONS[key])
         elif ":" not in key and "." not in key:
-            import symloss
-            if key not in getattr(symloss, "_EXPORTS", {}):
+            if key not in getattr(importlib.import_module("symloss"), "_EXPORTS", {}):
                 _import_path(key)  # raises the 'unknown function' error
             fn = _import_path(f"symloss:{key}")
         else:

@@ -68,7 +68,22 @@ class Grid(Sequence):
 
     @classmethod
     def product(cls, **axes) -> Grid:
-        """Cartesian product of the axes, the first axis varying slowest (like ``itertools.product``)."""
+        """Cartesian product of the axes, the first axis varying slowest (like ``itertools.product``).
+
+        Parameters
+        ----------
+        **axes
+            Parameter name -> a scalar or a sequence of values.
+
+        Returns
+        -------
+        Grid
+
+        Raises
+        ------
+        ValueError
+            Beyond ``MAX_POINTS`` points.
+        """
         names = list(axes)
         values = [_axis_values(n, axes[n]) for n in names]
         size = math.prod(len(v) for v in values)
@@ -80,7 +95,19 @@ class Grid(Sequence):
 
     @classmethod
     def zip(cls, **axes) -> Grid:
-        """Axes that advance together; all non-scalar axes must have the same length (scalars repeat)."""
+        """Axes that advance together; all non-scalar axes must have the same length (scalars repeat).
+
+        Parameters
+        ----------
+        **axes
+            Parameter name -> a scalar (repeated at every point) or a sequence; all sequences have one
+            length, the number of points.
+
+        Returns
+        -------
+        Grid
+            One point per position along the axes; a ``ValueError`` when two sequences differ in length.
+        """
         names = list(axes)
         values = [_axis_values(n, axes[n]) for n in names]
         scalar = [_is_scalar(axes[n]) for n in names]
@@ -124,7 +151,17 @@ class Grid(Sequence):
     __hash__ = None
 
     def filter(self, predicate) -> Grid:
-        """The points ``p`` for which ``predicate(p)`` is true (``p`` is a dict)."""
+        """The points ``p`` for which ``predicate(p)`` is true (``p`` is a dict).
+
+        Parameters
+        ----------
+        predicate : callable
+            ``predicate(point) -> bool`` on a copy of each point.
+
+        Returns
+        -------
+        Grid
+        """
         return Grid(p for p in self._points if predicate(dict(p)))
 
     def keys(self) -> list[str]:

@@ -3,13 +3,19 @@ r"""Tables of results computed in this process (``symloss table``): rows over a 
 """
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterable
+
+import mpmath
 
 from ..core.precision import check_dps
 from ..core.provenance import provenance
 from ..core.results import ResultTable
 from ..core.validation import check_int
+from ..meanfield.certified import CertificateMismatch, certified_threshold, verify_comparison
+from ..meanfield.compare import threshold_load
+from ..meanfield.models import PowerOfD, RetrialOfD
 
 __all__ = ["threshold_table", "THRESHOLD_DEFINITION", "THRESHOLD_HEADERS", "ZERO_NOTE", "EVIDENCE_STATUS",
            "PROVED_STATUS"]
@@ -94,7 +100,6 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
     >>> "better at every load" in str(t).splitlines()[2]     # a 0 threshold is written out
     True
     """
-    import symloss
     dps = check_dps(dps)
     if not isinstance(certified, bool):
         raise TypeError(f"certified must be True or False, got {certified!r}")
@@ -111,8 +116,6 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
     jobs.sort()
     bar = None
     if progress is True:
-        import sys
-
         from tqdm import tqdm
         bar = tqdm(total=len(jobs), desc="thresholds", unit="load", file=sys.stderr)
     rows = []
@@ -127,7 +130,7 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
                 why = _certify_row(row, c, dd, t, dps)
             if not certified or row["status"] is None:
                 try:
-                    row["threshold"] = symloss.threshold_load(c, dd, t, dps=dps)
+                    row["threshold"] = threshold_load(c, dd, t, dps=dps)
                     if certified:
                         row["status"] = "EVIDENCE"
                         row["error"] = f"not certified ({why}); threshold_load value"
@@ -162,10 +165,6 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
 
 def _certify_row(row: dict, C: int, d: int, dt: int, dps: int) -> str | None:
     """Fill ``row`` from a re-checked certificate (status PROVED); the reason when that fails."""
-    import mpmath
-
-    from ..meanfield.certified import CertificateMismatch, certified_threshold, verify_comparison
-    from ..meanfield.models import PowerOfD, RetrialOfD
     try:
         res = certified_threshold(C, d, dt, dps=dps)
         verify_comparison(res.certificate, RetrialOfD(C, dt), PowerOfD(C, d))

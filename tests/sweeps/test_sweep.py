@@ -195,8 +195,9 @@ def test_blocking_adaptor_builds_the_policy(tmp_path, monkeypatch):
         def blocking(self, rho, *, dps=30):
             return max(0.0, 1 - self.C / rho)
 
-    monkeypatch.setitem(vars(symloss), "RetrialOfD", FakeRetrial)  # no lazy import of the real one
-    monkeypatch.setitem(vars(symloss), "JSQ", FakeJSQ)
+    from symloss.meanfield.policies import POLICY_CLASSES
+    monkeypatch.setitem(POLICY_CLASSES, "retrial", FakeRetrial)   # the one policy-name table
+    monkeypatch.setitem(POLICY_CLASSES, "jsq", FakeJSQ)
     g = grid(policy="retrial", C=2, d=[2, 3], rho=0.5, dps=25) + grid(policy="jsq", C=2, rho=4.0)
     g = g + grid(policy="retrial", C=2, rho=1.0) + grid(policy="nope", C=2, rho=1.0)
     store = tmp_path / "b.sqlite"

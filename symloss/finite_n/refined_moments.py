@@ -1,0 +1,225 @@
+r"""The moment equations of the refined mean field (:func:`symloss.refined_mean_field`): tensor algebra
+on the derivative tables (:mod:`symloss.finite_n.refined_tables`), the float64 solution of the first
+and second order, and the first-order term :math:`V` in ball arithmetic at any precision.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+from scipy.linalg import solve_continuous_lyapunov
+
+from ..core.precision import PrecisionError, arb_to_mpf, flint_prec, to_arb
+
+__all__: list = []
+
+
+class _Point:
+    """Values of the derivative tables at one point (float64 or mpmath)."""
+
+    def __init__(self, T, vals):
+        self.T = T
+        self.vals = vals
+
+    def group(self, which, p):
+        sel, tl, ms, mult = self.T.groups[(which, p)]
+        return tl, ms, self.vals[sel] * mult
+
+    def F(self, p, X):
+        """:math:`D^p f : X` (``X`` symmetric of order ``k >= p``): result of order ``k - p + 1``,
+        the drift index first."""
+        tl, ms, c = self.group("rate", p)
+        if tl.size == 0:
+            return np.zeros((self.T.n,) + X.shape[p:])
+        sub = X[tuple(ms.T)] if p else np.broadcast_to(X, (tl.size,) + X.shape)
+        w = (c.reshape((-1,) + (1,) * (sub.ndim - 1)) * sub)
+        return np.tensordot(self.T.jumps[tl].T, w, axes=(1, 0))
+
+    def Qd(self, p, X):
+        """:math:`D^p Q : X` with :math:`Q = \\sum_\\ell \\ell \\ell^T \\beta_\\ell`; result
+        ``(b, c, rest)``."""
+        tl, ms, c = self.group("rate", p)
+        L = self.T.jumps[tl]
+        if tl.size == 0:
+            return np.zeros((self.T.n, self.T.n) + X.shape[p:])
+        sub = X[tuple(ms.T)] if p else np.broadcast_to(X, (tl.size,) + X.shape)
+        w = c.reshape((-1,) + (1,) * (sub.ndim - 1)) * sub
+        return np.einsum("tb,tc,t...->bc...", L, L, w)
+
+    def R(self):
+        tl, _ms, c = self.group("rate", 0)
+        L = self.T.jumps[tl]
+        return np.einsum("t,ta,tb,tc->abc", c, L, L, L)
+
+    def H(self, p, X):
+        """:math:`D^p h : X` (scalar for ``X`` of order ``p``)."""
+        _tl, ms, c = self.group("h", p)
+        if ms.shape[0] == 0:
+            return 0.0
+        return float(np.sum(c * X[tuple(ms.T)])) if p else float(c[0])
+
+    def jacobian(self):
+        n = self.T.n
+        tl, ms, c = self.group("rate", 1)
+        A = np.zeros((n, n))
+        np.add.at(A.T, ms[:, 0], (self.T.jumps[tl] * c[:, None]))
+        return A
+
+
+def _sym(X):
+    """Symmetrisation over all indices (average over permutations)."""
+    k = X.ndim
+    perms = list(itertools.permutations(range(k)))
+    return sum(np.transpose(X, p) for p in perms) / len(perms)
+
+
+def _kron_sum_solve(Ar, B, k):
+    """Solve :math:`(A \\oplus \\dots \\oplus A) X = B` for a ``k``-tensor ``X`` (``A`` acting on every
+    index) by diagonalising ``A``; the residual is checked."""
+    lam, V = np.linalg.eig(Ar)
+    if np.linalg.cond(V) > 1e10:
+        raise ArithmeticError("ill-conditioned eigenvectors of the reduced Jacobian")
+    Vi = np.linalg.inv(V)
+    Y = B.astype(complex)
+    for ax in range(k):
+        Y = np.moveaxis(np.tensordot(Vi, Y, axes=(1, ax)), 0, ax)
+    den = sum(np.meshgrid(*([lam] * k), indexing="ij"))
+    Y = Y / den
+    for ax in range(k):
+        Y = np.moveaxis(np.tensordot(V, Y, axes=(1, ax)), 0, ax)
+    X = Y.real
+    res = sum(np.moveaxis(np.tensordot(Ar, X, axes=(1, ax)), 0, ax) for ax in range(k)) - B
+    if np.max(np.abs(res)) > 1e-9 * max(1.0, np.max(np.abs(B))):
+        raise ArithmeticError("the Kronecker-sum solve left a large residual")
+    return X
+
+
+def _reduce(X, L):
+    for ax in range(X.ndim):
+        X = np.moveaxis(np.tensordot(L, X, axes=(1, ax)), 0, ax)
+    return X
+
+
+def _expand(X, P):
+    return _reduce(X, P)
+
+
+def _expansion_float(T, x, r, order):
+    """Float64 coefficients: returns dict with V, W (or None), moments and notes."""
+    vals = np.asarray(T.f_np(*x, r), dtype=float).ravel()
+    if not np.all(np.isfinite(vals)):
+        raise ArithmeticError("refined_mean_field: a rate or a derivative is not finite at the fixed point")
+    pt = _Point(T, vals)
+    n, P, L = T.n, T.P, T.L
+    A = pt.jacobian()
+    tl, _ms, beta = pt.group("rate", 0)
+    drift = T.jumps[tl].T @ beta
+    if np.max(np.abs(drift)) > 1e-8 * max(1.0, float(np.abs(T.jumps[tl]).T @ np.abs(beta) @ np.ones(n))):
+        raise ArithmeticError(f"refined_mean_field: the drift at the fixed point is not zero "
+                              f"(max {np.max(np.abs(drift)):.3g})")
+    Q = np.einsum("t,ta,tb->ab", beta, T.jumps[tl], T.jumps[tl])
+    Ar = L @ A @ P
+    eig = np.linalg.eigvals(Ar)
+    if not np.all(eig.real < 0):
+        raise ArithmeticError(f"refined_mean_field: the fixed point is not exponentially stable "
+                              f"(Jacobian eigenvalues {eig})")
+    Wr = solve_continuous_lyapunov(Ar, -(L @ Q @ L.T))
+    S1 = P @ Wr @ P.T
+    S1 = 0.5 * (S1 + S1.T)
+    a1 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S1)))
+    V = pt.H(1, a1) + 0.5 * pt.H(2, S1)
+    out = {"V": float(V), "a1": a1, "S1": S1, "B": pt.H(0, None), "W": None, "a2": None, "S2": None, "note": ""}
+    if order < 2:
+        return out
+    try:
+        D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
+        Y = np.moveaxis(pt.F(2, D), 0, 2)                  # (a, b, c): c the drift index
+        Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))   # W_ak dQ_bc/dx_k
+        rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
+        c2 = _expand(_kron_sum_solve(Ar, -_reduce(rhs3, L), 3), P)
+        c2 = _sym(c2)
+        U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
+        rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
+        S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
+        S2 = 0.5 * (S2 + S2.T)
+        a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
+        W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
+        if not math.isfinite(W):
+            raise ArithmeticError("non-finite second-order term")
+        out.update(W=float(W), a2=a2, S2=S2)
+    except (ArithmeticError, np.linalg.LinAlgError) as exc:
+        out["note"] = f"second-order term not computed: {exc}"
+    return out
+
+
+def _mp_real(x):
+    if isinstance(x, Fraction):
+        return mpmath.mpf(x.numerator) / x.denominator
+    return mpmath.mpf(x)
+
+
+def _first_order_arb(T, x_mp, rho_mp, prec):
+    """V at ``prec`` bits: the derivative tables evaluated in python-flint ``arb`` at the fixed point,
+    the Lyapunov equation by mixed-precision iterative refinement (residual in ball arithmetic,
+    corrections by the float64 Bartels-Stewart solver), ``a_1`` by ``arb_mat.solve``. Returns the
+    midpoint as an mpf."""
+    from flint import arb, arb_mat
+    with flint_prec(prec):
+        vals_low = T.f_arb(*[to_arb(v) for v in x_mp], to_arb(rho_mp))
+        vals = {int(k): v for k, v in zip(T.low, vals_low)}
+        n = T.n
+        jumps = T.jumps
+
+        def grp(which, p):
+            sel, tl, ms, mult = T.groups[(which, p)]
+            return tl, ms, [vals[int(k)] * int(mu) for k, mu in zip(sel, mult)]
+        A = [[arb(0)] * n for _ in range(n)]
+        tl, ms, c = grp("rate", 1)
+        for t, (j,), cv in zip(tl, ms, c):
+            for i in np.nonzero(jumps[t])[0]:
+                A[i][int(j)] += int(jumps[t, i]) * cv
+        Q = [[arb(0)] * n for _ in range(n)]
+        tl0, _ms0, beta = grp("rate", 0)
+        for t, b in zip(tl0, beta):
+            nz = np.nonzero(jumps[t])[0]
+            for i in nz:
+                for j in nz:
+                    Q[i][j] += int(jumps[t, i]) * int(jumps[t, j]) * b
+        P, L = T.P_arb(), T.L_arb()
+        Am, Qm = arb_mat(A), arb_mat(Q)
+        Ar = L * Am * P
+        Qr = L * Qm * L.transpose()
+        r = Ar.nrows()
+        Ar_f = np.array([[float(Ar[i, j].mid()) for j in range(r)] for i in range(r)])
+        scale = max(abs(float(Qr[i, j].mid())) for i in range(r) for j in range(r))
+        W = arb_mat(r, r)
+        tol = 2.0 ** (-prec + 8) * scale
+        for _ in range(80):
+            E = Ar * W + W * Ar.transpose() + Qr
+            Ef = np.array([[float(E[i, j].mid()) for j in range(r)] for i in range(r)])
+            if np.max(np.abs(Ef)) <= tol:
+                break
+            W += arb_mat(solve_continuous_lyapunov(Ar_f, -Ef).tolist())
+        else:
+            raise PrecisionError("refined_mean_field: the Lyapunov equation did not converge at the requested "
+                                 "precision")
+        S1 = P * W * P.transpose()
+        F2W = [arb(0)] * n
+        tl2, ms2, c2 = grp("rate", 2)
+        for t, (j, k), cv in zip(tl2, ms2, c2):
+            s = cv * S1[int(j), int(k)]
+            for i in np.nonzero(jumps[t])[0]:
+                F2W[i] += int(jumps[t, i]) * s
+        rhs = L * arb_mat([[-v / 2] for v in F2W])
+        a1 = P * Ar.solve(rhs)
+        _tl, ms1h, c1h = grp("h", 1)
+        _tl, ms2h, c2h = grp("h", 2)
+        V = arb(0)
+        for (j,), cv in zip(ms1h, c1h):
+            V += cv * a1[int(j), 0]
+        for (j, k), cv in zip(ms2h, c2h):
+            V += cv * S1[int(j), int(k)] / 2
+        return arb_to_mpf(V)
