@@ -31,7 +31,6 @@ J. 53 (1974); C. Loader, "Fast and accurate computation of binomial probabilitie
 from __future__ import annotations
 
 import math
-import time
 from fractions import Fraction
 
 import mpmath
@@ -56,20 +55,41 @@ from ..core.precision import (
 from ..core.validation import (
     BudgetError,
     Deadline,
-    TimeLimitExceeded,
     choice,
     exact_real,
     integer,
     real,
-    real_array,
     real_float,
+)
+from . import floats as _floats
+from .balls import (  # noqa: F401  (re-exported: the ball machinery moved to .balls)
+    _MAX_PREC,
+    _ball,
+    _certified_ball,
+    _magnitude_bits,
+    _not_certifiable,
+    _refine,
+    _rel_width,
+)
+from .capacity import (  # noqa: F401  (re-exported: moved to .capacity)
+    _ball_cmp_eps,
+    _certify_capacity,
+    _exact_erlang_b,
+    _fraction,
+    _sqrt_staffing_guess,
+)
+from .floats import (  # noqa: F401  (re-exported: the float kernel's plumbing moved to .floats)
+    C_MAX_FLOAT,
+    _is_array_like,
+    _kernels,
+    _log_eb_any,
+    _log_erlang_b_scalar,
+    _not_converged,
+    _scalar_C_a,
 )
 
 __all__ = ["erlang_b", "erlang_b_ball", "erlang_b_float", "log_erlang_b", "erlang_b_expr",
            "erlang_b_derivative", "erlang_b_capacity", "erlang_b_load", "erlang_b_recursion"]
-
-_MAX_PREC = 1 << 20  # bits; beyond this a result is reported as not certifiable
-C_MAX_FLOAT = 1e300  # the float kernel's range of C (|log E| < 1.5e303 stays representable)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -88,39 +108,8 @@ def _check_eps(eps):
     return real(eps, "eps", lower=0, upper=1, lower_open=True, upper_open=True)
 
 
-def _magnitude_bits(C, a) -> int:
-    """Extra bits lost to cancellation in C*log(a) - a (the size of the exponent); any size."""
-    tc, ta = type(C), type(a)
-    if (tc is int or tc is float) and (ta is int or ta is float):
-        # float arithmetic where it holds (10x cheaper than the mpmath path below, which erlang_b
-        # paid on every call); math.log takes an int of any size
-        try:
-            x = abs(float(C)) * (abs(math.log(a)) + 1.0) + float(a)
-        except (OverflowError, ValueError):
-            x = math.inf
-        if x < 1e300:
-            return int(math.log2(x + 2.0)) + 8
-    with mpmath.workprec(64):
-        Cm, am = abs(to_mpf(C)), to_mpf(a)
-        x = Cm * (abs(mpmath.log(am)) + 1) + am
-        return int(mpmath.log(x + 2, 2)) + 8
-
-
-# --------------------------------------------------------------------------------------------------
-# rigorous / arbitrary precision
-# --------------------------------------------------------------------------------------------------
 
 _FLOAT_MAX = 1.7976931348623157e308
-
-
-def _ball(C, a, prec: int) -> arb:
-    with flint_prec(prec):
-        x = to_arb(C)
-        z = to_arb(a)
-        if x == 0:
-            return arb(1)
-        return z ** x * (-z).exp() / z.gamma_upper(x + 1)
-
 
 def erlang_b_ball(C, a, *, prec: int = 128) -> arb:
     r"""Rigorous enclosure of :math:`E(C, a)` as a python-flint ``arb`` ball.
@@ -151,73 +140,6 @@ def erlang_b_ball(C, a, *, prec: int = 128) -> arb:
     prec = integer(prec, "prec", min_value=16, max_value=_MAX_PREC)
     return _ball(C, a, prec + _magnitude_bits(C, a))
 
-
-def _rel_width(b: arb) -> float:
-    """Relative radius of a ball as a float (inf for a non-finite ball or one containing 0)."""
-    if not b.is_finite():
-        return math.inf
-    lo = b.abs_lower()
-    if not lo > 0:
-        return 0.0 if b.is_exact() and b.is_zero() else math.inf
-    return float((b.rad() / lo).mid())
-
-
-def _not_certifiable(what: str, widths, prec) -> PrecisionError:
-    shown = "no finite enclosure" if math.isinf(widths[-1]) else f"relative width {widths[-1]:.2g}"
-    return PrecisionError(
-        f"{what}: the ball enclosure does not tighten when the precision is doubled ({shown} at {prec} "
-        f"bits). python-flint's incomplete gamma cannot certify E at this size (certified range: see "
-        f"docs/accuracy_and_limits.md; about C <= 1e18; beyond C ~ 1e19 it fails); "
-        f"log_erlang_b / erlang_b_float give a float value to ~1e-14 for C <= 1e300")
-
-
-def _refine(evaluate, ok, what: str, prec: int, deadline=None):
-    """Evaluate ``evaluate(prec)`` at doubling precisions until ``ok(ball)``; give up (PrecisionError)
-    when two doublings in a row leave the relative width above a quarter of its previous value (the
-    algorithm has stopped gaining accuracy) or when ``_MAX_PREC`` is passed."""
-    widths = []
-    stalls = 0
-    last = None                         # (precision, seconds) of the previous evaluation
-    if deadline is not None and deadline.limit is not None and prec > 512:
-        # calibrate: one evaluation at low precision predicts the cost of the first real one (the
-        # incomplete gamma costs about prec^2.5 at large C; one flint call cannot be interrupted)
-        p0 = 256
-        t0 = time.perf_counter()
-        evaluate(p0)
-        last = (p0, time.perf_counter() - t0)
-    while prec <= _MAX_PREC:
-        if deadline is not None and deadline.limit is not None and last is not None:
-            predicted = last[1] * (prec / last[0]) ** 3
-            left = deadline.limit - deadline.elapsed
-            if predicted > left:
-                raise TimeLimitExceeded(
-                    f"{what}: the evaluation at {prec} bits is predicted to take {predicted:.3g} s (from "
-                    f"{last[1]:.3g} s at {last[0]} bits), more than the {max(left, 0.0):.3g} s left of "
-                    f"max_seconds={deadline.limit:g}; not begun")
-        t0 = time.perf_counter()
-        b = evaluate(prec)
-        last = (prec, time.perf_counter() - t0)
-        if ok(b):
-            return b
-        w = _rel_width(b)
-        if widths and not (w < 0.25 * widths[-1]):
-            stalls += 1
-            if stalls >= 2:
-                widths.append(w)
-                raise _not_certifiable(what, widths, prec)
-        else:
-            stalls = 0
-        widths.append(w)
-        if deadline is not None:
-            deadline.check(f"{what} at {prec} bits")
-        prec *= 2
-    raise PrecisionError(f"{what} could not be certified below {_MAX_PREC} bits of working precision")
-
-
-def _certified_ball(C, a, dps: int, deadline=None) -> arb:
-    prec = dps_to_prec(dps) + 16 + _magnitude_bits(C, a)
-    return _refine(lambda p: _ball(C, a, p), lambda b: arb_relative_accuracy_ok(b, dps),
-                   f"E(C={C}, a={a}) to {dps} digits", prec, deadline)
 
 
 def erlang_b(C, a, *, dps: int = DEFAULT_DPS, max_seconds=None):
@@ -279,67 +201,6 @@ def _erlang_b_mp(C, a):
 
 # --------------------------------------------------------------------------------------------------
 # float64 kernel (numba)
-# --------------------------------------------------------------------------------------------------
-
-_KERNELS = None
-_LOG_EB = None
-
-
-def _kernels():
-    global _KERNELS, _LOG_EB
-    if _KERNELS is None:
-        from . import _kernels as k
-        _KERNELS = (k.log_eb, k.log_eb_array)
-        _LOG_EB = k.log_eb
-    return _KERNELS
-
-
-def _log_erlang_b_scalar(C: float, a: float) -> float:
-    """Unchecked scalar float kernel (internal fast path for solvers that validated their input:
-    ``0 <= C <= 1e300``, ``0 < a < inf``)."""
-    return _kernels()[0](float(C), float(a))
-
-
-def _not_converged(C, a) -> PrecisionError:
-    return PrecisionError(f"log_erlang_b: the float kernel did not converge at C={C!r}, a={a!r} "
-                          f"(please report this input); erlang_b(C, a) gives the certified value")
-
-
-def _scalar_C_a(C, a):
-    """Exact conversion of scalar C, a, checked, then rounded once to float64."""
-    Cf = real_float(C, "C", lower=0)
-    if Cf > C_MAX_FLOAT:
-        raise ValueError(f"C must be a real number in [0, {C_MAX_FLOAT:g}] for the float kernel, got {C!r}; "
-                         f"erlang_b(C, a) computes larger sizes exactly")
-    af = real_float(a, "a", lower=0, lower_open=True)
-    return Cf, af
-
-
-def _is_array_like(x) -> bool:
-    return isinstance(x, (np.ndarray, list, tuple))
-
-
-def _log_eb_any(C, a):
-    """log E for validated input of any accepted shape; returns (value, is_scalar)."""
-    if not _is_array_like(C) and not _is_array_like(a):
-        Cf, af = _scalar_C_a(C, a)
-        v = _kernels()[0](Cf, af)
-        if v != v:
-            raise _not_converged(Cf, af)
-        return v, True
-    Cf = real_array(C, "C", lower=0, upper=C_MAX_FLOAT)
-    af = real_array(a, "a", lower=0, lower_open=True)
-    try:
-        Cb, ab = np.broadcast_arrays(Cf, af)
-    except ValueError as exc:
-        raise ValueError(f"C and a cannot be broadcast together: shapes {Cf.shape} and {af.shape}") from exc
-    out = np.empty(Cb.size, dtype=np.float64)
-    if Cb.size:
-        _kernels()[1](np.ascontiguousarray(Cb).ravel(), np.ascontiguousarray(ab).ravel(), out)
-        if np.isnan(out).any():
-            i = int(np.flatnonzero(np.isnan(out))[0])
-            raise _not_converged(float(np.ravel(Cb)[i]), float(np.ravel(ab)[i]))
-    return out.reshape(Cb.shape), False
 
 
 def log_erlang_b(C, a):
@@ -374,9 +235,9 @@ def log_erlang_b(C, a):
     -5368.342352
     """
     tc, ta = type(C), type(a)
-    if (tc is float or tc is int) and (ta is float or ta is int) and _LOG_EB is not None:
+    if (tc is float or tc is int) and (ta is float or ta is int) and _floats._LOG_EB is not None:
         if 0 <= C <= C_MAX_FLOAT and 0 < a <= _FLOAT_MAX:         # fast path (NaN fails both tests; an int a beyond: the layer)
-            v = _LOG_EB(float(C), float(a))
+            v = _floats._LOG_EB(float(C), float(a))
             if v == v:
                 return v
     return _log_eb_any(C, a)[0]
@@ -411,9 +272,9 @@ def erlang_b_float(C, a):
     2.52372671...e-05
     """
     tc, ta = type(C), type(a)
-    if (tc is float or tc is int) and (ta is float or ta is int) and _LOG_EB is not None:
+    if (tc is float or tc is int) and (ta is float or ta is int) and _floats._LOG_EB is not None:
         if 0 <= C <= C_MAX_FLOAT and 0 < a <= _FLOAT_MAX:         # an int a beyond it: the layer refuses
-            v = _LOG_EB(float(C), float(a))
+            v = _floats._LOG_EB(float(C), float(a))
             if v == v:
                 return math.exp(v)
     lg, scalar = _log_eb_any(C, a)
@@ -509,6 +370,21 @@ def erlang_b_recursion(C: int, a, *, dps: int = DEFAULT_DPS, max_terms: int = 10
     O(C) operations: the textbook baseline (used by the benchmark and as an independent check), not
     the fast path. Integer ``C`` only; ``C > max_terms`` (default ``10**7``, about 20 s) is refused
     with a :class:`~symloss.core.validation.BudgetError` before the loop starts.
+
+    Parameters
+    ----------
+    C : int
+        Number of channels, ``C >= 0``.
+    a : real, ``a > 0``
+        Offered load.
+    dps : int, optional
+        Significant digits of the result.
+    max_terms : int, optional
+        The largest ``C`` the loop may run to.
+
+    Returns
+    -------
+    mpmath.mpf
     """
     try:
         C = integer(C, "C", min_value=0)
@@ -656,89 +532,6 @@ def erlang_b_capacity(a, eps) -> int:
         else:
             hi = mid
     return _certify_capacity(a, eps, hi)
-
-
-def _sqrt_staffing_guess(a: float, leps: float) -> int:
-    from scipy.optimize import brentq
-    from scipy.stats import norm
-    ltarget = leps + 0.5 * math.log(a)
-
-    def h(beta):
-        return norm.logpdf(beta) - norm.logcdf(beta) - ltarget
-    try:
-        beta = brentq(h, -30.0, 60.0)
-    except ValueError:
-        beta = 0.0
-    return max(1, int(math.ceil(a + beta * math.sqrt(a))))
-
-
-def _fraction(v) -> Fraction | None:
-    """An exact canonical value (int, float, Fraction, mpf) as a Fraction; None when it would be huge."""
-    if isinstance(v, mpmath.mpf):
-        sign, man, exp, _ = v._mpf_
-        if abs(exp) > 4000:
-            return None
-        f = Fraction(man) * Fraction(2) ** exp
-        return -f if sign else f
-    f = Fraction(v)
-    if f.denominator.bit_length() > 4000 or f.numerator.bit_length() > 4000:
-        return None
-    return f
-
-
-def _exact_erlang_b(C, a):
-    """E(C, a) as an exact flint ``fmpq`` for integer C and a rational/binary a when the recursion's
-    numbers stay small (``C * bits(a) <= 2e6``); else None."""
-    if not isinstance(C, int):
-        return None
-    v = _fraction(exact_real(a, "a"))
-    if v is None or C * (v.numerator.bit_length() + v.denominator.bit_length() + 1) > 2_000_000:
-        return None
-    from flint import fmpq
-    q = fmpq(v.numerator, v.denominator)
-    e = fmpq(1)
-    for n in range(1, C + 1):
-        e = q * e / (n + q * e)
-    return e
-
-
-def _ball_cmp_eps(C, a, eps) -> int:
-    """Sign of E(C, a) - eps, decided with balls; a tie (possible only for rational values) is
-    settled in exact rational arithmetic when the balls have not decided after three doublings.
-    Raises PrecisionError when neither decides."""
-    def ev(prec):
-        with flint_prec(prec):
-            return _ball(C, a, prec) - to_arb(eps)
-
-    def decided(d):
-        return bool(d > 0) or bool(d < 0)
-    prec = 64 + _magnitude_bits(C, a)
-    for _ in range(4):
-        d = ev(prec)
-        if decided(d):
-            return 1 if d > 0 else -1
-        prec *= 2
-    ex = _exact_erlang_b(C, a)
-    ev_eps = _fraction(exact_real(eps, "eps")) if ex is not None else None
-    if ex is not None and ev_eps is not None:
-        from flint import fmpq
-        diff = ex - fmpq(ev_eps.numerator, ev_eps.denominator)
-        return (diff > 0) - (diff < 0)
-    d = _refine(ev, decided, f"the sign of E({C}, {a}) - {eps}", prec)
-    return 1 if d > 0 else -1
-
-
-def _certify_capacity(a, eps, C: int) -> int:
-    # walk until E(C) <= eps < E(C-1) holds certainly
-    for _ in range(1000):
-        if _ball_cmp_eps(C, a, eps) > 0:
-            C += 1
-            continue
-        if C > 0 and _ball_cmp_eps(C - 1, a, eps) <= 0:
-            C -= 1
-            continue
-        return C
-    raise PrecisionError("capacity search did not settle")  # pragma: no cover
 
 
 def erlang_b_load(C, eps, *, dps: int = DEFAULT_DPS):

@@ -7,13 +7,13 @@ from numba import njit
 
 
 @njit(cache=True)
-def power_shoot_float(C, d, t, rho):
-    """G(t) = log(u_0^d) of the power-of-d stationary recursion from u_C = e^t, downwards, in float64
-    log space: log u_{k-1}^d = logaddexp(d log u_k, log(k/rho) + log(u_k - u_{k+1}))."""
+def _log_space_down(k0, d, lu, rho):
+    """The power-of-d recursion in float64 log space from level ``k0`` (``log u_{k0} = lu``,
+    ``u_{k0+1}`` taken as 0) down to ``log u_0^d``:
+    log u_{k-1}^d = logaddexp(d log u_k, log(k/rho) + log(u_k - u_{k+1}))."""
     lu_next = -math.inf
-    lu = t
-    lw = d * t
-    for k in range(C, 0, -1):
+    lw = d * lu
+    for k in range(k0, 0, -1):
         if lu_next > -math.inf:
             g = -math.expm1(lu_next - lu)
             if g < 1e-300:
@@ -32,6 +32,13 @@ def power_shoot_float(C, d, t, rho):
         lu = lw_prev / d
         lw = lw_prev
     return 0.0
+
+
+@njit(cache=True)
+def power_shoot_float(C, d, t, rho):
+    """G(t) = log(u_0^d) of the power-of-d stationary recursion from u_C = e^t, downwards, in float64
+    log space (:func:`_log_space_down`)."""
+    return _log_space_down(C, d, t, rho)
 
 
 @njit(cache=True)
@@ -91,25 +98,4 @@ def power_shoot_float_v(C, d, v, rho):
     if k == 0:
         return -math.inf if lw_k > 0 else 0.0
     # continue in log space from level k (u_{k+1} negligible against u_k)
-    lu_next = -math.inf
-    lu = -math.exp(lw_k)
-    lw = d * lu
-    for kk in range(k, 0, -1):
-        if lu_next > -math.inf:
-            g = -math.expm1(lu_next - lu)
-            if g < 1e-300:
-                g = 1e-300
-            diff = lu + math.log(g)
-        else:
-            diff = lu
-        term = math.log(kk / rho) + diff
-        if lw > term:
-            lw_prev = lw + math.log1p(math.exp(term - lw))
-        else:
-            lw_prev = term + math.log1p(math.exp(lw - term))
-        if kk == 1:
-            return lw_prev
-        lu_next = lu
-        lu = lw_prev / d
-        lw = lw_prev
-    return 0.0
+    return _log_space_down(k, d, -math.exp(lw_k), rho)

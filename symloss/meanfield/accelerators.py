@@ -33,15 +33,12 @@ changes a rate fails ``applies``; :func:`symloss.core.certify.solve` then warns
 """
 from __future__ import annotations
 
-import functools
 import math
-from fractions import Fraction
 
-import mpmath
 import sympy as sp
-from flint import arb, fmpz_poly
+from flint import arb
 
-from ..core.certify import FixedPointResult
+from ..core.certify import float_fixed_point
 from ..core.model import RHO
 from ..core.precision import (
     PrecisionError,
@@ -51,317 +48,21 @@ from ..core.precision import (
     flint_prec,
     rounded,
     to_arb,
-    to_mpf,
 )
-from ..core.registry import register_accelerator
-from ..core.validation import exact_real
+from ..core.registry import accelerator_for, register_accelerator
+from ..erlang.balls import erlang_b_parts_ball, tail_poly
+from ..erlang.floats import _log_erlang_b_scalar as leb
+from .accel_base import _BINDING_CACHE, _MAX_PREC, BindingError, _Accelerator, _binding_key, _exact_load, _finish
+from .accel_jsq import JSQ_CLOSED_FORM, JSQAccelerator
+from .accel_power import POWER, PowerAccelerator
+from .lemmas import retrial_g_lemma
 from .models import JSQ, PowerOfD, RetrialOfD
 
 __all__ = ["RETRIAL", "POWER", "JSQ_CLOSED_FORM", "RetrialAccelerator", "PowerAccelerator", "JSQAccelerator"]
 
-_MAX_PREC = 1 << 16
-_POLY_MAX_C = 256      # E(C, a) from the exact polynomial up to this C (python-flint's incomplete gamma beyond)
-
-
-@functools.lru_cache(maxsize=64)
-def _tail_poly(C: int):
-    r""":math:`Q(a) = \sum_{k=0}^{C-1} \frac{C!}{k!} a^k` (``fmpz_poly``, exact), so that
-    :math:`E(C, a) = a^C / (a^C + Q(a))`."""
-    c = [0] * C
-    v = 1
-    for k in range(C - 1, -1, -1):
-        v *= k + 1
-        c[k] = v
-    return fmpz_poly(c)
-
-
-# ==================================================================================================
-# common machinery
-# ==================================================================================================
-
-def _identical(a, b) -> bool:
-    d = a - b          # both sides are expanded: like terms combine when the Add is built
-    return d == 0 or sp.expand(d) == 0
-
-
-class _Accelerator:
-    """Common machinery of the accelerators: the binding to a definition (:meth:`applies`) and the
-    verification of an answer on the definition's compiled equations (:meth:`verify`)."""
-    name = "accelerator"
-
-    def __init__(self):
-        self._applies_cache: dict = {}
-
-    # -- binding to the definition -------------------------------------------------------------------
-    def template(self, model):
-        """The system the reduction assumes, in the model's own variables.
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            A model of the class the accelerator is registered for.
-
-        Returns
-        -------
-        tuple
-            ``(drift, invariants, blocking)``: the drift rows (SymPy), the invariants as
-            ``[(coefficients, value)]`` and the blocking expression.
-
-        Raises
-        ------
-        ValueError
-            If the model's state does not have the template's shape.
-        """
-        raise NotImplementedError
-
-    def applies(self, model):
-        """Whether this definition is the template system (exact identity of the drift, the
-        invariants and the blocking; cached per definition).
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model.
-
-        Returns
-        -------
-        tuple of (bool, str)
-            The answer and the reason.
-
-        Examples
-        --------
-        >>> from symloss import PowerOfD
-        >>> from symloss.meanfield.accelerators import POWER
-        >>> POWER.applies(PowerOfD(2, 2))
-        (True, 'the definition is the template system of the reduction (exact polynomial identity)')
-        """
-        key = model._definition_key()
-        if key in self._applies_cache:
-            return self._applies_cache[key]
-        out = self._check(model)
-        self._applies_cache[key] = out
-        return out
-
-    def template_poly(self, model):
-        """The template drift as sparse polynomials (same keys as ``model._drift_poly``).
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model.
-
-        Returns
-        -------
-        list of dict or None
-            One ``{monomial: Fraction}`` per row, or ``None`` (compare SymPy expressions instead).
-        """
-        return None
-
-    def _check(self, model):
-        poly = model._drift_poly
-        tpoly = None
-        if poly is not None:
-            try:
-                tpoly = self.template_poly(model)
-            except (AttributeError, TypeError, ValueError):
-                tpoly = None
-        if tpoly is not None:
-            if len(tpoly) != len(poly):
-                return False, "the number of state variables differs"
-            for i, (a, b) in enumerate(zip(poly, tpoly)):
-                if a != b:
-                    return False, f"drift component {i} ({model.variables[i]}) differs"
-            _, invariants, blocking = self.template_invariants_blocking(model)
-            inv = [(list(c), v) for c, v in model._invariants]
-            if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
-                                                  zip(inv, invariants)):
-                return False, "the invariants differ"
-            if not _identical(model._blocking, blocking):
-                return False, "the blocking expression differs"
-            return True, "the definition is the template system of the reduction (exact polynomial identity)"
-        try:
-            drift, invariants, blocking = self.template(model)
-        except (AttributeError, TypeError, ValueError) as exc:
-            return False, f"no template for this model ({exc})"
-        f = list(model.drift())
-        if len(f) != len(drift):
-            return False, "the number of state variables differs"
-        for i, (a, b) in enumerate(zip(f, drift)):
-            if not _identical(a, b):
-                return False, f"drift component {i} ({model.variables[i]}) differs"
-        inv = [(list(c), v) for c, v in model._invariants]
-        if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
-                                              zip(inv, invariants)):
-            return False, "the invariants differ"
-        if not _identical(model._blocking, blocking):
-            return False, "the blocking expression differs"
-        return True, "the definition is the template system of the reduction (exact SymPy identity)"
-
-    def warn_on_mismatch(self, model) -> bool:
-        """Whether :func:`symloss.core.certify.solve` warns when this accelerator does not apply.
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model.
-
-        Returns
-        -------
-        bool
-        """
-        return True
-
-    # -- verification on the definition's compiled equations -----------------------------------------
-    def verify(self, model, res, dps):
-        """Ball residual of the definition's compiled stationary system at the returned state.
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model solved.
-        res : FixedPointResult
-            The accelerator's answer (with the working-precision state in ``extra["_x_work"]``).
-        dps : int
-            The digits asked for: every row's residual must be below :math:`10^{-(dps + 4)}` times
-            the size of its terms.
-
-        Returns
-        -------
-        tuple of (bool, str)
-            Whether the answer passes, and why not.
-        """
-        x = res.extra.get("_x_work")
-        if x is None:
-            return False, "no working-precision state"
-        poly = model._drift_poly
-        if poly is None:
-            comp = model.compiled
-            if not comp.smooth or comp.mode != "terms":
-                return True, "not a smooth Laurent system: identity with the template is the check"
-        # the load as the user gave it (exact, see _WorkState), not the rounded ``res.rho``
-        rho = getattr(x, "rho", None)
-        rho = res.rho if rho is None else rho
-        prec = dps_to_prec(dps + 8) + 32
-        with flint_prec(prec):
-            xs = [v if isinstance(v, arb) else to_arb(v) for v in x]
-            if poly is not None:
-                # straight from the definition's sparse drift (linear in its terms; compiling the
-                # system first cost 15 s at C = 10^4): a generated straight-line function, or a loop
-                # for very large drifts
-                gen = model._poly_residual
-                r = to_arb(rho)
-                if gen is not None:
-                    fn, coefs = gen
-                    vals, mags = fn(list(xs) + [r], [arb(q) for q in coefs])
-                else:
-                    vals, mags = _poly_residual_arb(poly, xs, r)
-                iv, im = _invariant_residual_arb(model._invariants, xs)
-                vals, mags = vals + iv, mags + im
-            else:
-                vals, mags = comp.table.residual_from_x(xs, to_arb(rho))
-            tol = arb(10) ** (-(dps + 4))
-            worst = 0.0
-            for i in range(len(vals)):
-                if not abs(vals[i]) <= tol * mags[i]:
-                    return False, (f"row {i} of the stationary system has relative residual "
-                                   f"{mpmath.nstr(arb_to_mpf(abs(vals[i]) / mags[i]), 3)}")
-                worst = max(worst, float((abs(vals[i]) / mags[i]).mid()))
-        res.extra["verification"] = {"kind": "ball residual of the definition's stationary system",
-                                     "max_relative_residual": f"{worst:.2e}", "tolerance": f"1e-{dps + 4}",
-                                     "identity": self.applies(model)[1]}
-        return True, "ok"
-
-
-def _poly_residual_arb(poly, xs, rho):
-    """``(values, magnitudes)`` of the drift rows (sparse polynomials of ``model._drift_poly``) at the
-    balls ``xs`` and ``rho``, by a loop (for drifts too large for ``model._poly_residual``); a row's
-    magnitude is the sum of the absolute values of its terms."""
-    from flint import fmpq
-    z = list(xs) + [rho]
-    powers: dict = {}
-    vals, mags = [], []
-    zero = arb(0)
-    for row in poly:
-        v, m = zero, zero
-        for key, c in row.items():
-            q = c.denominator
-            t = arb(c.numerator) if q == 1 else arb(fmpq(c.numerator, q))
-            for j, e in key:
-                pw = powers.get((j, e))
-                if pw is None:
-                    pw = z[j] if e == 1 else z[j] ** e
-                    powers[(j, e)] = pw
-                t = t * pw
-            v += t
-            m += abs(t)
-        vals.append(v)
-        mags.append(m)
-    return vals, mags
-
-
-def _invariant_residual_arb(invariants, xs):
-    """``(values, magnitudes)`` of the invariant rows ``c . x - value`` at the balls ``xs``."""
-    def exact(c):      # invariant coefficients are SymPy integers, mostly 1: skip the general conversion
-        return arb(int(c)) if isinstance(c, int) or getattr(c, "is_Integer", False) else to_arb(c)
-    vals, mags = [], []
-    for cc, val in invariants:
-        v = -exact(val)
-        m = abs(v)
-        for ci, xi in zip(cc, xs):
-            if ci != 0:
-                t = xi if ci == 1 else exact(ci) * xi
-                v += t
-                m += abs(t)
-        vals.append(v)
-        mags.append(m)
-    return vals, mags
-
-
-def _rho_mpf(rho):
-    return to_mpf(rho)
-
-
-def _exact_load(rho):
-    """The load as the input layer hands it over, kept exact: ``int``, ``float`` (its binary value),
-    ``Fraction`` (also for SymPy rationals, ``Decimal`` and flint ``fmpq``), ``mpf``, or a flint ball
-    with a radius (used as the ball). Nothing is rounded here: the solvers convert it with
-    :func:`~symloss.core.precision.to_arb` at each working precision (an exact point for a binary
-    value, a ball of that precision enclosing a non-dyadic rational)."""
-    return exact_real(rho, "rho", allow_ball=True)
-
-
-class _WorkState(list):
-    """The working-precision state of an answer (``extra["_x_work"]``) with the exact load it solves
-    (``rho``), so that :meth:`_Accelerator.verify` checks the definition at the load the user gave,
-    not at the rounded ``FixedPointResult.rho``."""
-    __slots__ = ("rho",)
-
-    def __init__(self, values, rho):
-        super().__init__(values)
-        self.rho = rho
-
-
-def _float_rho(rho):
-    with mpmath.workdps(20):
-        rf = float(to_mpf(rho))
-    return rf if math.isfinite(rf) and 1e-300 < rf < 1e300 else None
-
-
-def _finish(model, rho, x_work, B_ball, dps, residual, method, extra=None):
-    """A FixedPointResult from a certified blocking ball and the working-precision state (exact
-    ``arb`` points, e.g. ball midpoints, or mpf)."""
-    x_mp = [arb_to_mpf(v) if isinstance(v, arb) else v for v in x_work]
-    with mpmath.workdps(dps + 15):
-        rm = _rho_mpf(rho)
-        res = model.drift_residual(x_mp, rm) if residual else mpmath.nan
-    with mpmath.workdps(dps):
-        B = +arb_to_mpf(B_ball)
-        x_out = [+v for v in x_mp]
-    with flint_prec(dps_to_prec(dps) + 128):
-        bracket = (arb_to_mpf(arb(B_ball.lower())), arb_to_mpf(arb(B_ball.upper())))
-    ex = dict(extra or {})
-    ex["_x_work"] = _WorkState(x_work, rho)
-    return FixedPointResult(model.name, rm, x_out, B, bracket, res, method, dps, ex)
+#: :math:`Q(a) = \sum_{k<C} \frac{C!}{k!} a^k` (:func:`symloss.erlang.balls.tail_poly`), read here at each
+#: evaluation of :meth:`RetrialAccelerator._E_parts` (a mutation test replaces it)
+_tail_poly = tail_poly
 
 
 # ==================================================================================================
@@ -419,7 +120,6 @@ class RetrialAccelerator(_Accelerator):
         if C * (d - 1) > self.UNIQUENESS_MAX_WORK:
             return ("NOT CHECKED", f"NOT CHECKED (C (d - 1) = {C * (d - 1)} > {self.UNIQUENESS_MAX_WORK}: the exact "
                                    f"monotonicity lemma of the Erlang-B reduction is not recomputed here)")
-        from .enclosures import retrial_g_lemma
         if not retrial_g_lemma(C, d)["holds"]:      # pragma: no cover - proved for every C, d tried
             return ("UNDECIDED", "UNDECIDED (the monotonicity lemma of g does not hold as computed)")
         return ("PROVED", "PROVED on the simplex for every load: the definition is the birth-death template "
@@ -428,6 +128,20 @@ class RetrialAccelerator(_Accelerator):
                           "coefficients; retrial_g_lemma)")
 
     def template(self, model):
+        """The birth-death drift of arrival rate ``rho (1 + x_C + ... + x_C^(d-1))``, the invariant
+        ``sum x = 1`` and the blocking ``x_C^d``
+        (in the model's own variables; :meth:`_Accelerator.template`).
+
+        Parameters
+        ----------
+        model : RetrialOfD
+            A retrial-of-d model (capacity ``C``, ``d`` attempts).
+
+        Returns
+        -------
+        tuple
+            ``(drift, invariants, blocking)`` in the occupancies ``x_0..x_C``.
+        """
         C, d = model.C, model.d
         x = list(model.variables)
         if len(x) != C + 1:
@@ -528,13 +242,7 @@ class RetrialAccelerator(_Accelerator):
         noise). Beyond, :math:`E = a^C e^{-a} / \Gamma(C + 1, a)` and ``1 - E`` by subtraction (it
         loses :math:`\log_2(a / C)` bits when ``a >> C``; the precision loop provides them).
         """
-        if C <= _POLY_MAX_C:
-            q = _tail_poly(C)(a)
-            t = a ** C
-            s = q + t
-            return t / s, q / s
-        E = (a ** C) * (-a).exp() / a.gamma_upper(arb(C + 1))
-        return E, 1 - E
+        return erlang_b_parts_ball(C, a, _tail_poly)
 
     @staticmethod
     def _E(a, C):
@@ -587,7 +295,6 @@ class RetrialAccelerator(_Accelerator):
         """
         from scipy.optimize import brentq
 
-        from ..erlang.erlang_b import _log_erlang_b_scalar as leb
         a = rho
         for _ in range(60):
             p = math.exp(leb(C, a))
@@ -640,7 +347,6 @@ class RetrialAccelerator(_Accelerator):
         -------
         float
         """
-        from ..erlang.erlang_b import _log_erlang_b_scalar as leb
         a = self.float_start(model.C, model.d, rho) if model.d > 1 else rho
         return model.d * leb(model.C, a)
 
@@ -762,636 +468,41 @@ class RetrialAccelerator(_Accelerator):
                        {"a": rounded(am, dps)})
 
 
-# ==================================================================================================
-# power-of-d: shooting on log u_C
-# ==================================================================================================
-
-class PowerAccelerator(_Accelerator):
-    r"""Shooting for power-of-d: :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from
-    :math:`u_C = e^t`, and :math:`G(t) = \log u_0^d = 0` solved by Newton in ``arb`` (float start in
-    log space); a ball sign change of ``G`` certifies ``t``. Registered for
-    :class:`~symloss.PowerOfD` (the instance :data:`POWER`).
-
-    See Also
-    --------
-    RetrialAccelerator, JSQAccelerator
-
-    Examples
-    --------
-    >>> from symloss import PowerOfD
-    >>> from symloss.core.registry import accelerator_for
-    >>> accelerator_for(PowerOfD(2, 2)).name
-    'shooting'
-    """
-    name = "shooting"
-    #: largest C for which :meth:`uniqueness` re-derives the telescoped identity on the model's drift
-    #: (SymPy: 1 s at C = 100, 94 s at C = 1000; cached per definition)
-    UNIQUENESS_MAX_C = 100
-
-    def uniqueness(self, model, rho):
-        r"""Uniqueness of the fixed point on :math:`[0, 1]^C`, for every load: the model's own drift
-        telescopes (:func:`~symloss.meanfield.enclosures.power_binding`, exact SymPy identity), so at a
-        fixed point :math:`u_{k-1} = (u_k^d + (k u_k + \sum_{j>k} u_j)/\rho)^{1/d}` downwards from
-        ``u_C = s``, and :math:`W_1(s) = u_0^d` increases strictly from 0 to at least ``1 + 1/rho``:
-        exactly one root (claims ``seed000.power_unique_fixed_point.*``).
-
-        Parameters
-        ----------
-        model : PowerOfD
-            A model whose definition is the template.
-        rho : number
-            The load (the statement holds for every load).
-
-        Returns
-        -------
-        tuple of (str, str) or None
-            ``(status, text)``; ``None`` when the template does not apply.
-        """
-        if not self.applies(model)[0]:
-            return None
-        C = int(model.C)
-        if C > self.UNIQUENESS_MAX_C:
-            return ("NOT CHECKED", f"NOT CHECKED (C = {C} > {self.UNIQUENESS_MAX_C}: the telescoped identity is not "
-                                   f"re-derived on the drift here)")
-        from .enclosures import BindingError, power_binding
-        try:
-            power_binding(model)
-        except BindingError as exc:           # pragma: no cover - applies() holds
-            return ("UNDECIDED", f"UNDECIDED ({exc})")
-        return ("PROVED", "PROVED on [0, 1]^C for every load: the model's drift telescopes (exact SymPy identity), "
-                          "so a fixed point is determined by u_C = s through a strictly increasing shooting map "
-                          "whose top value W_1(s) = u_0^d runs from 0 to >= 1 + 1/rho: exactly one root")
-
-    def template(self, model):
-        C, d = model.C, model.d
-        u = [sp.Integer(1)] + list(model.variables) + [sp.Integer(0)]
-        if len(u) != C + 2:
-            raise ValueError("state length")
-        f = [sp.expand(RHO * (u[k - 1] ** d - u[k] ** d) - k * (u[k] - u[k + 1])) for k in range(1, C + 1)]
-        return f, [], u[C] ** d
-
-    def template_invariants_blocking(self, model):
-        """The template's invariants (none) and blocking ``u_C^d``.
-
-        Parameters
-        ----------
-        model : PowerOfD
-            The model.
-
-        Returns
-        -------
-        tuple
-            ``(None, [], blocking)``.
-        """
-        return None, [], model.variables[-1] ** model.d
-
-    def template_poly(self, model):
-        """The template drift as sparse polynomials: row ``k`` is
-        ``rho u_{k-1}^d - rho u_k^d - k u_k + k u_{k+1}`` (``u_0 = 1``, ``u_{C+1} = 0``; index ``C``
-        stands for rho).
-
-        Parameters
-        ----------
-        model : PowerOfD
-            The model.
-
-        Returns
-        -------
-        list of dict
-            One ``{monomial: Fraction}`` per row.
-
-        Raises
-        ------
-        ValueError
-            If the state does not have ``C`` variables.
-        """
-        from fractions import Fraction as F
-        C, d = model.C, model.d
-        if len(model.variables) != C:
-            raise ValueError("state length")
-        R = C
-        rows = []
-        for k in range(1, C + 1):
-            row: dict = {}
-            prev = ((R, 1),) if k == 1 else tuple(sorted(((k - 2, d), (R, 1))))
-            row[prev] = F(1)
-            row[tuple(sorted(((k - 1, d), (R, 1))))] = F(-1)
-            row[((k - 1, 1),)] = F(-k)
-            if k < C:
-                row[((k, 1),)] = F(k)
-            rows.append(row)
-        return rows
-
-    @staticmethod
-    def _shoot(C, d, s: arb, rho: arb):
-        """Returns (G, dG/dlog s, u list) with G = log(u_0^d) computed downwards from u_C = s."""
-        u_next, du_next = arb(0), arb(0)        # u_{C+1}
-        u, du = s, s                            # u_C and du_C/dt (t = log s)
-        w, dw = s ** d, d * s ** d
-        us = [None] * (C + 1)
-        us[C] = u
-        for k in range(C, 0, -1):
-            w_prev = w + k * (u - u_next) / rho
-            dw_prev = dw + k * (du - du_next) / rho
-            if k == 1:
-                return w_prev.log(), dw_prev / w_prev, us
-            u_prev = w_prev.root(d) if d > 1 else w_prev
-            du_prev = u_prev * dw_prev / (d * w_prev)
-            u_next, du_next = u, du
-            u, du, w, dw = u_prev, du_prev, w_prev, dw_prev
-            us[k - 1] = u
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    @staticmethod
-    def _float_G(C, d, t: float, rho: float) -> float:
-        """G(t) = log(u_0^d) from u_C = e^t, in float64 and log space (numba kernel)."""
-        return _power_kernels().power_shoot_float(int(C), int(d), float(t), float(rho))
-
-    def float_start(self, C, d, rho: float):
-        """Float root of ``G(t) = 0`` (``G`` increases in ``t``, ``G(0) > 0``, ``G -> -inf``):
-        safeguarded Newton with the derivative carried by the kernel, inside a bracket found in
-        ``v = log(-t)`` (so that ``|t|`` up to 1e300 costs a few dozen evaluations).
-
-        Parameters
-        ----------
-        C, d : int
-            Capacity and number of samples.
-        rho : float
-            Load per server.
-
-        Returns
-        -------
-        float or tuple or None
-            ``t = log u_C``; ``("v", v)`` with ``t = -exp(v)`` beyond the float range of ``t``;
-            ``None`` when no float root is found.
-
-        Examples
-        --------
-        >>> import math
-        >>> from symloss.meanfield.accelerators import POWER
-        >>> round(math.exp(POWER.float_start(2, 2, 1.0)), 12)      # u_2 at rho = 1
-        0.230292578846
-        """
-        K = _power_kernels()
-        C, d, rho = int(C), int(d), float(rho)
-        try:
-            G = lambda t: K.power_shoot_float(C, d, t, rho)  # noqa: E731
-            if G(-1.0) < 0:
-                lo, hi = -1.0, 0.0
-            else:
-                v_hi = 1.0
-                while G(-math.exp(v_hi)) >= 0:
-                    if v_hi >= 705:
-                        return self._float_start_v(C, d, rho)
-                    v_hi = min(2 * v_hi, 705.0)
-                v_lo = v_hi / 2 if v_hi > 1 else 0.0
-                # bisection in v to a factor 2 in t, then Newton in t
-                while v_hi - v_lo > math.log(2.0):
-                    vm = 0.5 * (v_lo + v_hi)
-                    if G(-math.exp(vm)) >= 0:
-                        v_lo = vm
-                    else:
-                        v_hi = vm
-                lo, hi = -math.exp(v_hi), -math.exp(v_lo) if v_lo > 0 else -1.0
-            t = 0.5 * (lo + hi)
-            for _ in range(100):
-                g, dg = K.power_shoot_float_d(C, d, t, rho)
-                if g > 0:
-                    hi = t
-                elif g < 0:
-                    lo = t
-                else:
-                    return t
-                t_new = t - g / dg if dg > 0 and math.isfinite(dg) else 0.5 * (lo + hi)
-                if not (lo < t_new < hi):
-                    t_new = 0.5 * (lo + hi)
-                if abs(t_new - t) <= 4e-16 * abs(t) or hi - lo <= 4e-16 * abs(t):
-                    return t_new
-                t = t_new
-            return t
-        except (OverflowError, ValueError, ZeroDivisionError, RuntimeError):
-            return None
-
-    def _float_start_v(self, C, d, rho):
-        """Root in v = log(-t) beyond the float range of t (``("v", v)``), or None."""
-        from scipy.optimize import brentq
-        K = _power_kernels()
-        H = lambda v: K.power_shoot_float_v(C, d, v, rho)  # noqa: E731   decreasing in v
-        v_lo, v_hi = 690.0, 1380.0
-        while H(v_hi) >= 0:
-            v_lo, v_hi = v_hi, 2 * v_hi
-            if v_hi > 1e300:
-                return None
-        if H(v_lo) < 0:
-            return None
-        return ("v", brentq(H, v_lo, v_hi, xtol=1e-300, rtol=1e-15, maxiter=400))
-
-    def float_log_blocking(self, model, rho: float) -> float:
-        """``log B = d t`` in float64 (fast scans; the ball solve where ``t`` leaves the float range).
-
-        Parameters
-        ----------
-        model : PowerOfD
-            The model.
-        rho : float
-            Load per server.
-
-        Returns
-        -------
-        float
-        """
-        t = self.float_start(model.C, model.d, rho)
-        if isinstance(t, tuple):
-            t = None
-        if t is None:
-            return float(mpmath.log(self.solve(model, mpmath.mpf(rho), 15, residual=False).blocking))
-        return model.d * t
-
-    def solve(self, model, rho, dps, residual=True):
-        """The certified fixed point by shooting (precision raised until ``dps`` digits hold).
-
-        Parameters
-        ----------
-        model : PowerOfD
-            The model (for which :meth:`applies` holds).
-        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
-            Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
-            ball of each working precision, never a rounded point).
-        dps : int
-            Significant digits of the blocking.
-        residual : bool
-            Compute the drift residual of the returned state.
-
-        Returns
-        -------
-        FixedPointResult
-            ``blocking_bracket`` is the certified ball :math:`[e^{d t_-}, e^{d t_+}]` converted
-            outward.
-
-        Raises
-        ------
-        PrecisionError
-            If ``dps`` digits cannot be certified.
-        """
-        C, d = model.C, model.d
-        rho = _exact_load(rho)      # exact; a ball of each working precision below (to_arb)
-        rf = _float_rho(rho)
-        t0 = self.float_start(C, d, rf) if rf is not None else None
-        # log2 |t|: from the float start, else the growth of the exponents u_k ~ u_{k-1}^d (|t| <= d^C |log rho|)
-        if isinstance(t0, tuple):          # ("v", v): t = -exp(v) beyond the float range
-            v0 = t0[1]
-            extra = int(v0 / math.log(2)) + 8
-            with flint_prec(extra + 128):
-                t0 = arb((-(arb(v0).exp())).mid())
-        elif t0 is not None:
-            extra = int(math.log2(1.0 + abs(t0)))
-        else:
-            with mpmath.workdps(20):
-                lr = abs(mpmath.log(to_mpf(rho))) + 1
-                extra = int(C * math.log2(max(d, 2)) + float(mpmath.log(lr, 2))) + 8
-        prec = dps_to_prec(dps) + 40 + 2 * int(math.log2(C + 2)) + extra
-        # B = exp(d t): t is needed to absolute accuracy delta (relative accuracy of B: 2 d delta)
-        delta = arb(10) ** (-(dps + 3)) / d
-        while prec <= _MAX_PREC:
-            with flint_prec(prec):
-                r = to_arb(rho)
-                t, status, t_lo, t_hi, need = self._solve_t(C, d, r, prec, delta, t0)
-                if status == "precision":
-                    prec = max(2 * prec, need) if need > prec else 2 * prec
-                    continue
-                if status == "ok":
-                    B_ball = (arb(t_lo) * d).exp().union((arb(t_hi) * d).exp())
-                    if arb_relative_accuracy_ok(B_ball, dps):
-                        _, _, us = self._shoot(C, d, arb(t).exp(), r)
-                        x = [arb(us[k].mid()) for k in range(1, C + 1)]
-                        break
-            prec *= 2
-        else:
-            raise PrecisionError(f"power-of-{d} fixed point at rho={rho} not certified to {dps} digits")
-        return _finish(model, rho, x, B_ball, dps, residual,
-                       "shooting on log u_C; safeguarded Newton in arb; ball-certified sign change",
-                       {"certificate": {"kind": "sign change of G(t) = log u_0^d at t -+ delta",
-                                        "t": t.mid().str(30, radius=False), "delta": delta.mid().str(5, radius=False),
-                                        "prec": prec}})
-
-    def _required_prec(self, C, d, t, r, prec, delta):
-        """Bits needed so that G(t) is known to |G'(t)| delta / 100 (the downward recursion loses
-        bits to cancellation, about the same number at any precision): (G, G', needed precision)."""
-        G, dG, _ = self._shoot(C, d, t.exp(), r)
-        if not (G.is_finite() and dG.is_finite()) or dG.is_zero():
-            return G, dG, 2 * prec
-        target = abs(dG).mid() * delta / 100
-        rad = G.rad()
-        if rad <= target:
-            return G, dG, prec
-        lost = float((rad / target).log().mid()) / math.log(2)
-        return G, dG, prec + int(lost) + 32
-
-    def _solve_t(self, C, d, r: arb, prec: int, delta, t0=None):
-        """Returns (t, status, t_lo, t_hi, needed_prec) with status "ok" (certified bracket
-        [t_lo, t_hi] = t -+ delta with G(t_lo) < 0 < G(t_hi)), "precision" (more bits needed) or
-        "fail"."""
-        if t0 is not None:
-            t = t0 if isinstance(t0, arb) else arb(t0)
-            G, dG, need = self._required_prec(C, d, t, r, prec, delta)
-            if need > prec:
-                return t, "precision", t, t, need
-            # Newton from the float start first (G increases in t: the signs seen bound the root)
-            res = self._newton_t(C, d, r, delta, t, arb(-math.inf), arb(math.inf), first=(G, dG))
-            if res[1] != "nobracket":
-                return res
-            # a bracket around the float start
-            w = abs(t) * arb(10) ** -12 + 1
-            lo, hi = arb((t - w).mid()), arb((t + w).mid())
-            for _ in range(200):
-                g_lo = self._shoot(C, d, lo.exp(), r)[0]
-                g_hi = self._shoot(C, d, hi.exp(), r)[0]
-                if g_lo < 0 and g_hi > 0:
-                    return self._newton_t(C, d, r, delta, t, lo, hi)
-                if not (g_lo < 0):
-                    lo = arb((lo - 4 * w).mid())
-                if not (g_hi > 0):
-                    hi = arb((hi + 4 * w).mid())
-                w *= 4
-                if not (hi < 0):
-                    hi = arb(0)
-        t = self._arb_start(C, d, r)
-        if t is None:
-            raise PrecisionError("could not bracket the power-of-d fixed point")
-        return self._solve_t(C, d, r, prec, delta, t)
-
-    def _arb_start(self, C, d, r):
-        """Start for |t| beyond the float range: bisection in v = log(-t) with ball shooting (H(v) =
-        G(-e^v) decreases in v), to relative accuracy 1e-15 in v."""
-        H = lambda v: self._shoot(C, d, (-(v.exp())).exp(), r)[0]  # noqa: E731
-        if self._shoot(C, d, arb(-1).exp(), r)[0] < 0:
-            lo, hi = arb(-1), arb(0)
-            return arb(((lo + hi) / 2).mid())
-        def negative(h):   # G -> -inf as t -> -inf: a non-finite ball means "far below the root"
-            return (not h.is_finite()) or h < 0
-        v_lo, v_hi = arb(0), arb(1)
-        for _ in range(64):
-            if negative(H(v_hi)):
-                break
-            v_lo, v_hi = v_hi, v_hi * 2
-        else:
-            return None
-        for _ in range(200):
-            if v_hi - v_lo < arb(10) ** -15 * v_hi:
-                break
-            vm = arb(((v_lo + v_hi) / 2).mid())
-            hm = H(vm)
-            if negative(hm):
-                v_hi = vm
-            elif hm > 0:
-                v_lo = vm
-            else:
-                break
-        return arb((-(((v_lo + v_hi) / 2).exp())).mid())
-
-    def _newton_t(self, C, d, r, delta, t, t_lo, t_hi, first=None):
-        """Safeguarded Newton on G(t) = 0 inside the bracket [t_lo, t_hi] (G(t_lo) < 0 < G(t_hi);
-        infinite ends: status "nobracket" if a step leaves it) until the step is below delta / 100,
-        then the certificate G(t - delta) < 0 < G(t + delta)."""
-        for _ in range(400):
-            if first is not None:
-                (G, dG), first = first, None
-            else:
-                G, dG, _ = self._shoot(C, d, t.exp(), r)
-            Gm = G.mid()
-            if Gm > 0:
-                t_hi = arb(t.mid())
-            else:
-                t_lo = arb(t.mid())
-            step = arb(Gm) / arb(dG.mid()) if dG.mid() != 0 else arb(0)
-            if abs(step) <= delta / 100:        # converged (tested before the bracket guard)
-                t = arb((t - step).mid())
-                break
-            t_new = arb((t - step).mid())
-            if not (t_lo.mid() < t_new.mid() < t_hi.mid()):
-                if not (t_lo.is_finite() and t_hi.is_finite()):
-                    return t, "nobracket", t, t, 0
-                t_new = arb(((t_lo + t_hi) / 2).mid())
-            t = t_new
-            if abs(t_hi - t_lo) <= delta / 100:
-                break
-            if G.rad() > abs(G.mid()) and abs(step) > delta / 100:
-                # G is below its own rounding noise while t is not yet within delta: more bits
-                need = self._required_prec(C, d, t, r, _flint_precision(), delta)[2]
-                return t, "precision", t, t, need
-        a_lo, a_hi = arb((t - delta).mid()), arb((t + delta).mid())
-        g_lo = self._shoot(C, d, a_lo.exp(), r)[0]
-        g_hi = self._shoot(C, d, a_hi.exp(), r)[0]
-        if g_lo < 0 and g_hi > 0:
-            return t, "ok", a_lo, a_hi, 0
-        if g_lo > 0 or g_hi < 0:   # decided, but no sign change: not a root bracket
-            return t, "fail", a_lo, a_hi, 0
-        need = self._required_prec(C, d, t, r, _flint_precision(), delta)[2]
-        return t, "precision", a_lo, a_hi, max(need, 2 * _flint_precision())
-
-
-_KERNELS = None
-
-
-def _power_kernels():
-    """The numba kernels (imported, and compiled or loaded from the cache, on first use)."""
-    global _KERNELS
-    if _KERNELS is None:
-        from . import _kernels
-        _KERNELS = _kernels
-    return _KERNELS
-
-
-def _flint_precision() -> int:
-    from flint import ctx
-    return ctx.prec
-
-
-# ==================================================================================================
-# JSQ: closed form
-# ==================================================================================================
-
-class JSQAccelerator(_Accelerator):
-    r"""The closed form of fluid JSQ: :math:`u_k = \min(1, \max(0, \rho - k + 1))`,
-    :math:`B = \max(0, 1 - C/\rho)`. Registered for :class:`~symloss.JSQ` (the instance
-    :data:`JSQ_CLOSED_FORM`).
-
-    See Also
-    --------
-    RetrialAccelerator, PowerAccelerator
-
-    Examples
-    --------
-    >>> from symloss import JSQ
-    >>> from symloss.meanfield.accelerators import JSQ_CLOSED_FORM
-    >>> JSQ_CLOSED_FORM.solve(JSQ(2), 3, 15).x
-    [mpf('1.0'), mpf('1.0')]
-    """
-    name = "closed form (fluid JSQ)"
-
-    def template(self, model):
-        C = model.C
-        u = [sp.Integer(1)] + list(model.variables) + [sp.Integer(0)]
-        H = sp.Heaviside
-        f = []
-        for k in range(1, C + 1):
-            lower_full = sp.Integer(1) if k == 1 else H(u[k - 1] - 1, 1)
-            f.append(sp.expand(RHO * lower_full * (1 - H(u[k] - 1, 1)) - k * (u[k] - u[k + 1])))
-        return f, [], sp.Max(0, 1 - C / RHO)
-
-    def verify(self, model, res, dps):
-        """The closed form is exact for the template, and :meth:`applies` checked the identity.
-
-        Parameters
-        ----------
-        model : JSQ
-            The model.
-        res : FixedPointResult
-            The answer.
-        dps : int
-            The digits asked for.
-
-        Returns
-        -------
-        tuple of (bool, str)
-        """
-        return True, "closed form of the JSQ template (the definition is identical to it)"
-
-    @staticmethod
-    def fluid_rhs(C: int, rho: float, u):
-        r"""The Filippov (sliding-mode) solution of the definition's discontinuous JSQ drift, for the
-        ODE: the arrival flux :math:`\rho` first keeps the full levels full (level ``k`` needs
-        :math:`k (u_k - u_{k+1})` to replace its departures), from the lowest up; what remains goes to
-        the first level that is not full. Where the drift is continuous (no level exactly full but the
-        ones below the first non-full level) this is the definition's drift.
-
-        Parameters
-        ----------
-        C : int
-            Capacity.
-        rho : float
-            Load per server.
-        u : array_like
-            Tails ``u_1, ..., u_C`` (clipped to ``[0, 1]``).
-
-        Returns
-        -------
-        numpy.ndarray
-            ``du/dt``.
-
-        Examples
-        --------
-        >>> from symloss.meanfield.accelerators import JSQAccelerator
-        >>> JSQAccelerator.fluid_rhs(2, 3.0, [1.0, 0.5]).tolist()      # level 1 kept full, the rest to level 2
-        [0.0, 1.5]
-        """
-        import numpy as np
-        u = np.clip(np.asarray(u, dtype=float), 0.0, 1.0)
-        ext = np.concatenate(([1.0], u, [0.0]))
-        out = np.empty(C)
-        remaining = rho
-        for k in range(1, C + 1):
-            dep = k * (ext[k] - ext[k + 1])
-            if ext[k] >= 1.0 - 1e-12 and remaining >= dep:
-                flux = dep                       # kept full
-            else:
-                flux = remaining                 # the first level that is not full takes the rest
-            flux = max(0.0, min(flux, remaining))
-            remaining -= flux
-            out[k - 1] = flux - dep
-        return out
-
-    def solve(self, model, rho, dps, residual=True):
-        r"""The closed-form fixed point, computed from the exact load.
-
-        The load is kept exact up to the final rounding: a rational (``int``, ``Fraction``, SymPy
-        ``Rational``, ...) gives :math:`B = (p - C q)/p` in exact rational arithmetic, a binary value
-        (a float, an ``mpf``) is an exact ``arb`` point, and :math:`\rho - C`, :math:`1 - C/\rho` and
-        :math:`\rho - k + 1` are balls (no cancellation of a rounded load, e.g. at
-        :math:`\rho = C + 10^{-40}`). ``blocking_bracket`` is the ball of ``B`` converted outward.
-
-        Parameters
-        ----------
-        model : JSQ
-            The model.
-        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
-            Load per server (exact; a flint ball with a radius is used as the ball).
-        dps : int
-            Significant digits.
-        residual : bool
-            Unused (the residual of the closed form is 0).
-
-        Returns
-        -------
-        FixedPointResult
-
-        Raises
-        ------
-        PrecisionError
-            If ``rho`` is a ball too wide for ``dps`` digits (or containing a kink ``rho = C`` or
-            ``rho = k`` of the closed form).
-
-        Examples
-        --------
-        >>> from fractions import Fraction
-        >>> from symloss import JSQ
-        >>> from symloss.meanfield.accelerators import JSQ_CLOSED_FORM
-        >>> import mpmath
-        >>> r = JSQ_CLOSED_FORM.solve(JSQ(3), Fraction(3 * 10**40 + 1, 10**40), 15)
-        >>> mpmath.nstr(r.blocking, 15)                 # 1/(3e40 + 1)
-        '3.33333333333333e-41'
-        >>> lo, hi = r.blocking_bracket                 # a ball around it, not the point repeated
-        >>> lo < hi
-        True
-        """
-        C = model.C
-        v = _exact_load(rho)
-        prec = dps_to_prec(dps) + 64
-        with flint_prec(prec):
-            B, u = self._balls(C, v, rho)
-            if not (arb_relative_accuracy_ok(B, dps) and all(arb_relative_accuracy_ok(t, dps) for t in u)):
-                raise PrecisionError(f"JSQ closed form at rho={rho}: the load ball is too wide for {dps} digits")
-            x_work = [arb_to_mpf(t) for t in u]          # exact midpoints
-        with mpmath.workdps(dps + 15):
-            rm = _rho_mpf(rho)
-        with flint_prec(dps_to_prec(dps) + 128):
-            bracket = (arb_to_mpf(arb(B.lower())), arb_to_mpf(arb(B.upper())))
-        return FixedPointResult("jsq", rm, [rounded(t, dps) for t in x_work], rounded(arb_to_mpf(B), dps), bracket,
-                                mpmath.mpf(0),
-                                "closed form (fluid JSQ): u_k = min(1, max(0, rho - k + 1)), B = max(0, 1 - C/rho)",
-                                dps, {"_x_work": _WorkState(x_work, v)})
-
-    @staticmethod
-    def _balls(C, v, rho):
-        """``(B, [u_1, ..., u_C])`` as balls at the current precision from the exact load ``v``."""
-        from flint import fmpq
-        d = v.denominator if isinstance(v, Fraction) else 1
-        if d & (d - 1):                                   # a non-dyadic rational p/q: exact arithmetic
-            q = fmpq(v.numerator, d)
-            B = arb(fmpq(v.numerator - C * d, v.numerator)) if q > C else arb(0)
-            return B, [arb(min(fmpq(1), max(fmpq(0), q - (k - 1)))) for k in range(1, C + 1)]
-        r = to_arb(v)                   # an exact point (int, float, mpf, dyadic), or a ball with a radius
-
-        def piece(lo: int, hi: int, t):
-            # the closed form's branch decided on the load itself (exact for a point), then its value
-            if r <= lo:
-                return arb(0)
-            if hi is not None and r >= hi:
-                return arb(1)
-            if r > lo and (hi is None or r < hi):
-                return t()
-            raise PrecisionError(f"JSQ closed form at rho={rho}: the load ball contains the kink rho = "
-                                 f"{lo if not r > lo else hi} of the closed form; its value is not determined")
-        B = piece(C, None, lambda: (r - C) / r)
-        return B, [piece(k - 1, k, lambda k=k: r - (k - 1)) for k in range(1, C + 1)]
-
-
 #: the accelerator registered for :class:`~symloss.RetrialOfD` (and :class:`~symloss.RandomRouting`)
 RETRIAL = RetrialAccelerator()
-#: the accelerator registered for :class:`~symloss.PowerOfD`
-POWER = PowerAccelerator()
-#: the accelerator registered for :class:`~symloss.JSQ`
-JSQ_CLOSED_FORM = JSQAccelerator()
+
+
+def retrial_binding(model) -> dict:
+    """Check that ``model``'s definition is the retrial-of-d template (exact SymPy identity of the
+    drift, the invariant ``sum x = 1`` and the blocking ``x_C^d`` with the birth-death system of
+    arrival rate ``rho (1 + x_C + ... + x_C^(d-1))``); returns ``{"C", "d", "identity"}``.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        Any model.
+
+    Returns
+    -------
+    dict
+        ``{"C", "d", "identity"}`` (cached per definition).
+
+    Raises
+    ------
+    BindingError
+        When the definition is not the template.
+    """
+    key = ("retrial", _binding_key(model))
+    if key not in _BINDING_CACHE:
+        if not (hasattr(model, "C") and hasattr(model, "d")):
+            raise BindingError(f"{model!r} has no (C, d): not a retrial-of-d definition")
+        ok, reason = RETRIAL.applies(model)
+        if not ok:
+            raise BindingError(f"{model!r} is not the retrial-of-d template: {reason}")
+        _BINDING_CACHE[key] = {"C": int(model.C), "d": int(model.d), "identity": reason}
+    return dict(_BINDING_CACHE[key])
+
+
 register_accelerator(RetrialOfD, RETRIAL)
 register_accelerator(PowerOfD, POWER)
 register_accelerator(JSQ, JSQ_CLOSED_FORM)
@@ -1420,11 +531,9 @@ def float_log_blocking(model, rho: float) -> float:
     >>> round(float_log_blocking(PowerOfD(2, 2), 1.0), 10)
     -2.9368093931
     """
-    from ..core.registry import accelerator_for
     acc = accelerator_for(model)
     if acc is not None and hasattr(acc, "float_log_blocking") and acc.applies(model)[0]:
         return acc.float_log_blocking(model, rho)
-    from ..core.certify import float_fixed_point
     y = float_fixed_point(model, rho)
     return model.compiled.log_blocking(y, math.log(rho))
 

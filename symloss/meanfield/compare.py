@@ -19,382 +19,58 @@ ball-bracketed blockings of both models (each computed by its verified accelerat
 Krawczyk solver). With ``method="eliminant"`` every crossing is a real root of the resultant of the
 two eliminants, isolated exactly, so none is missed in the range. Proofs over *all* loads are the
 business of ``symloss verify``.
+
+Modules beside this one (every name stays importable from here): :mod:`~symloss.meanfield.compare_results`
+(the result types), :mod:`~symloss.meanfield.compare_pairs` (the pair of models and its log-differences),
+:mod:`~symloss.meanfield.crossing_exact` (exact and dyadic arithmetic of the eliminant path).
 """
 from __future__ import annotations
 
 import math
-import numbers
-from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
 
 import mpmath
 import sympy as sp
-from flint import arb, arb_poly, fmpq_poly, fmpz
+from flint import arb
 
-from ..core.model import BSYM, RHO, MeanFieldModel
-from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, flint_prec, rounded, to_mpf
-from ..core.results import ResultMixin
-from ..core.validation import BudgetError, check_int, check_real, exact_real
-from .elimination import (RealRoot, common_factor_mod, isolate_real_roots, linear_subresultant, poly_in_b,
-                          sturm_count)
-from .models import PowerOfD, RandomRouting, RetrialOfD
+from ..core.model import BSYM, RHO
+from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, flint_prec, to_mpf
+from ..core.validation import BudgetError, check_int, check_real
+from .compare_pairs import (  # noqa: F401  (re-exported: _logdiff, _float_logdiff, _shorthand)
+    _equal_at_sample_loads,
+    _float_logdiff,
+    _identical_models,
+    _is_int_like,
+    _keyword_shorthand,
+    _logdiff,
+    _logdiff_models,
+    _models,
+    _refine_crossing,
+    _shorthand,
+    _sign,
+)
+from .compare_results import CrossingResult, DominanceResult
+from .crossing_exact import (  # noqa: F401  (re-exported)
+    _MAX_EXACT_GCD_DEGREE,
+    _arb_dyadic,
+    _arb_ends,
+    _ball,
+    _common_root_data,
+    _dyadic_hull,
+    _dyadic_in,
+    _dyadic_mpf,
+    _eval_b,
+    _exact_bound,
+    _fraction_to_mpf,
+    _gcd_sign_change,
+    _round_values,
+    _sample_sign,
+    _Undecided,
+)
+from .elimination import isolate_real_roots, linear_subresultant, poly_in_b
+from .series import blocking_expansion
 
 __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult"]
-
-
-@dataclass
-class CrossingResult(ResultMixin):
-    """Crossings of two models' blockings (:func:`crossing_loads`).
-
-    Attributes
-    ----------
-    C, d, dt : int or None
-        Set for the retrial-vs-power shorthand ``crossing_loads(C, d, dt)``, else ``None``.
-    crossings : list of mpmath.mpf
-        The loads where the blockings are equal, increasing, each to the ``dps`` digits asked for.
-    rho_min, rho_max : float or mpmath.mpf
-        The range searched.
-    evaluations : int
-        Float evaluations of the scan (or isolated roots, with the eliminant method).
-    guarantee : str
-        What is certified (the method and its guarantee).
-    models : tuple of str
-        Both models (``a`` first).
-    roots : list of dict
-        With the eliminant method: one record per real root of the resultant in the range, increasing:
-        ``kind`` ("crossing": sign change, "touch": equal blockings without a sign change, "not a
-        crossing", or "undecided"), ``certified``, ``exact`` (the root as a ``Fraction`` when it is
-        rational, else ``None``), ``factor`` (integer coefficients, constant term first, of the
-        irreducible factor of the resultant that vanishes there), ``multiplicity`` (its exponent in
-        the resultant), ``order`` (the certified order of the zero of ``B_a - B_b``, or ``None`` where
-        it is not provable), ``sign_change``, ``signs`` (certified signs of ``B_a - B_b`` just below
-        and above), ``interval`` (closed, exact ``Fraction`` ends: it contains the root, the returned
-        ``value`` and its printed ``text``, and no other root; the intervals are pairwise disjoint),
-        ``value`` (mpf), ``text``, ``digits`` (``dps``, more only where ``dps`` digits do not
-        separate two roots), ``listed`` (the value is in ``crossings``) and ``reason``.
-    certified : bool
-        Every root in the range was decided with a certificate (eliminant method only).
-    """
-    C: Any
-    d: Any
-    dt: Any
-    crossings: list
-    rho_min: Any
-    rho_max: Any
-    evaluations: int
-    guarantee: str
-    models: tuple = ()
-    roots: list = field(default_factory=list)
-    certified: bool = False
-
-    def to_dict(self):
-        """Plain data (loads as 20-digit strings, exact rationals as ``"p/q"``), for JSON.
-
-        Returns
-        -------
-        dict
-        """
-        def plain(r):
-            out = {k: v for k, v in r.items() if k != "value"}
-            out["value"] = None if r.get("value") is None else mpmath.nstr(r["value"], r["digits"])
-            out["exact"] = None if r.get("exact") is None else str(r["exact"])
-            if r.get("interval") is not None:
-                out["interval"] = [str(x) for x in r["interval"]]
-            if r.get("signs") is not None:
-                out["signs"] = list(r["signs"])
-            return out
-        return {"C": self.C, "d": self.d, "dt": self.dt, "models": list(self.models),
-                "crossings": [mpmath.nstr(c, 20) for c in self.crossings],
-                "rho_min": str(self.rho_min), "rho_max": str(self.rho_max), "evaluations": self.evaluations,
-                "guarantee": self.guarantee, "certified": self.certified, "roots": [plain(r) for r in self.roots]}
-
-
-@dataclass
-class DominanceResult(ResultMixin):
-    """Whether ``model_a`` blocks no more than ``model_b`` on ``[rho_min, rho_max]``
-    (:func:`dominance`).
-
-    Attributes
-    ----------
-    models : tuple of str
-        Both models (``a`` first).
-    holds : bool
-        ``a`` blocks strictly less than ``b`` at every certified sample and there is no crossing.
-    crossings : list of mpmath.mpf
-        The crossings in the range.
-    signs : list of int
-        The certified sign of ``log B_a - log B_b`` on each piece between consecutive crossings.
-    rho_min, rho_max : float or mpmath.mpf
-        The range.
-    guarantee : str
-        A scan with certified samples: EVIDENCE over the range, not a proof for every load (see
-        ``symloss verify`` for proofs).
-    samples : list of dict
-        The load, the log ratio and its certified sign at each sample.
-    """
-    models: tuple
-    holds: bool
-    crossings: list
-    signs: list
-    rho_min: Any
-    rho_max: Any
-    guarantee: str
-    samples: list = field(default_factory=list)
-
-    def to_dict(self):
-        """Plain data (loads as 20-digit strings), for JSON.
-
-        Returns
-        -------
-        dict
-        """
-        return {"models": list(self.models), "holds": self.holds,
-                "crossings": [mpmath.nstr(c, 20) for c in self.crossings], "signs": self.signs,
-                "rho_min": str(self.rho_min), "rho_max": str(self.rho_max), "guarantee": self.guarantee,
-                "samples": self.samples}
-
-
-# --------------------------------------------------------------------------------------------------
-# arguments
-# --------------------------------------------------------------------------------------------------
-
-def _is_int_like(x) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
-def _shorthand(C, d, dt):
-    C = check_int(C, "C", min_value=1, max_value=1000)
-    d = check_int(d, "d", min_value=1, max_value=64)
-    dt = check_int(dt, "dt", min_value=1, max_value=64)
-    b = PowerOfD(C, d) if d > 1 else RandomRouting(C)
-    return RetrialOfD(C, dt), b, (C, d, dt)
-
-
-def _keyword_shorthand(model_a, model_b, C, d, fname):
-    """``f(C=.., d=.., dt=..)``: the keyword spelling of the ``(C, d, dt)`` shorthand."""
-    if C is None and d is None:
-        if model_a is None:
-            raise TypeError(f"{fname}() needs two models, or the integers C, d, dt")
-        return model_a, model_b
-    if model_a is not None or model_b is not None:
-        raise TypeError(f"{fname}(): give either two models or C, d, dt, not both")
-    if C is None or d is None:
-        raise TypeError(f"{fname}(C=.., d=.., dt=..) needs all three of C, d and dt")
-    return C, d
-
-
-def _models(a, b, dt, fname):
-    if _is_int_like(a):
-        if b is None or dt is None:
-            raise TypeError(f"{fname}(C, d, dt) needs three integers, or two models")
-        return _shorthand(a, b, dt)
-    if not isinstance(a, MeanFieldModel):
-        raise TypeError(f"model_a must be a MeanFieldModel (or the integers C, d, dt), got {type(a).__name__}")
-    if not isinstance(b, MeanFieldModel):
-        raise TypeError(f"model_b must be a MeanFieldModel, got {type(b).__name__}")
-    if dt is not None:
-        raise TypeError(f"{fname}(model_a, model_b) takes no third positional argument")
-    return a, b, (None, None, None)
-
-
-def _identical_models(a, b) -> bool:
-    """Same stationary system and blocking (same variables): the two models coincide."""
-    if list(a.variables) != list(b.variables):
-        return False
-    fa, fb = list(a.drift()), list(b.drift())
-    if any(sp.expand(x - y) != 0 for x, y in zip(fa, fb)):
-        return False
-    if [(list(c), v) for c, v in a._invariants] != [(list(c), v) for c, v in b._invariants]:
-        return False
-    return sp.expand(a._blocking - b._blocking) == 0
-
-
-# --------------------------------------------------------------------------------------------------
-# evaluations
-# --------------------------------------------------------------------------------------------------
-
-def _equal_at_sample_loads(a, b, rho_min, rho_max) -> bool:
-    """Two models written in different coordinates can still coincide (retrial-of-d and power-of-d
-    at C = 1): true when log B_a - log B_b is below 10^-25 at three loads of the range."""
-    with mpmath.workdps(40):
-        lo, hi = to_mpf(rho_min), to_mpf(rho_max)
-        pts = [lo * (hi / lo) ** (mpmath.mpf(k) / 4) for k in (1, 2, 3)]
-        for r in pts:
-            v = _logdiff_models(a, b, r, 30)[0]
-            if abs(v) > mpmath.mpf(10) ** -25:
-                return False
-    return True
-
-
-def _logdiff_models(a, b, rho, dps):
-    """log B_a - log B_b with certified brackets: returns (value, lo, hi)."""
-    from ..core.certify import solve
-    ra = solve(a, rho, dps=dps, residual=False)      # certified and verified; no mpmath drift residual
-    rb = solve(b, rho, dps=dps, residual=False)
-    with mpmath.workdps(dps + 10):
-        v = mpmath.log(ra.blocking) - mpmath.log(rb.blocking)
-        lo = mpmath.log(ra.blocking_bracket[0]) - mpmath.log(rb.blocking_bracket[1])
-        hi = mpmath.log(ra.blocking_bracket[1]) - mpmath.log(rb.blocking_bracket[0])
-    return v, lo, hi
-
-
-def _logdiff(C, d, dt, rho, dps):
-    """Shorthand kept for the callers of the (C, d, dt) form."""
-    a, b, _ = _shorthand(C, d, dt)
-    return _logdiff_models(a, b, rho, dps)
-
-
-def _float_logdiff(a, b, rho: float) -> float:
-    from .accelerators import float_log_blocking
-    try:
-        return float_log_blocking(a, rho) - float_log_blocking(b, rho)
-    except (PrecisionError, ValueError, ArithmeticError, OverflowError):
-        return float(_logdiff_models(a, b, mpmath.mpf(rho), 15)[0])
-
-
-def _sign(t):
-    return 1 if t[1] > 0 else (-1 if t[2] < 0 else 0)
-
-
-def _refine_crossing(a, b, lo, hi, dps):
-    """Regula falsi / bisection on [lo, hi] with certified signs until the bracket is below
-    10^-(dps+2) relative; returns the midpoint rounded to ``dps`` digits."""
-    w = dps + 10
-    with mpmath.workdps(w):
-        lo, hi = mpmath.mpf(lo), mpmath.mpf(hi)
-        fa = _logdiff_models(a, b, lo, w)
-        fb = _logdiff_models(a, b, hi, w)
-        sa, sb = _sign(fa), _sign(fb)
-        if sa != 0 and sa == sb:
-            return None      # the float scan saw a sign change that the certified values do not have
-        if sa == 0 or sb == 0:
-            raise PrecisionError(f"crossing near rho in [{mpmath.nstr(lo, 8)}, {mpmath.nstr(hi, 8)}] not certified")
-        va, vb = fa[0], fb[0]
-        for _ in range(400):
-            if (hi - lo) < mpmath.mpf(10) ** (-(dps + 2)) * lo:
-                break
-            m = hi - vb * (hi - lo) / (vb - va) if vb != va else (lo + hi) / 2
-            if not (lo < m < hi) or (m - lo) < (hi - lo) / 100 or (hi - m) < (hi - lo) / 100:
-                m = (lo + hi) / 2
-            fm = _logdiff_models(a, b, m, w)
-            sm = _sign(fm)
-            if sm == 0:
-                raise PrecisionError("sign of log B_a - log B_b undecided near a crossing")
-            if sm == sa:
-                lo, va = m, fm[0]
-            else:
-                hi, vb = m, fm[0]
-        return rounded((lo + hi) / 2, dps)
-
-
-# --------------------------------------------------------------------------------------------------
-# elimination: the resultant's real roots isolated exactly, each decided (crossing, touch or not)
-# --------------------------------------------------------------------------------------------------
-
-class _Undecided(Exception):
-    """A root of the resultant whose status could not be certified (the message says why)."""
-
-
-def _frac_of_mpf(v) -> Fraction:
-    """The exact value of a finite mpf."""
-    sign, man, exp, _bc = v._mpf_
-    if not man:
-        if not mpmath.isfinite(v):
-            raise ValueError(f"not a finite number: {v}")
-        return Fraction(0)
-    return Fraction(-man if sign else man) * Fraction(2) ** exp
-
-
-def _exact_bound(x, name: str) -> Fraction:
-    """An end of the range as an exact rational: a float is read as the decimal it prints as
-    (``0.01`` is 1/100, what was written); every other accepted type exactly."""
-    if isinstance(x, float):
-        return Fraction(repr(float(x)))
-    v = exact_real(x, name, allow_str=True)
-    if isinstance(v, mpmath.mpf):
-        return _frac_of_mpf(v)
-    if isinstance(v, float):
-        return Fraction(repr(v))
-    return Fraction(v)
-
-
-def _log2_floor(x: Fraction) -> int:
-    """floor(log2 x) for a rational x > 0."""
-    e = x.numerator.bit_length() - x.denominator.bit_length()
-    while Fraction(2) ** e > x:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= x:
-        e += 1
-    return e
-
-
-def _dyadic_exponent(x: Fraction) -> int:
-    d = x.denominator
-    k = d.bit_length() - 1
-    if d != 1 << k:
-        raise ValueError(f"{x} is not a dyadic rational")
-    return k
-
-
-def _dyadic_mpf(x: Fraction):
-    """A dyadic rational as an exact mpf (every bit kept)."""
-    k = _dyadic_exponent(x)
-    with mpmath.workprec(max(53, abs(x.numerator).bit_length() + 8)):
-        return mpmath.ldexp(mpmath.mpf(x.numerator), -k)
-
-
-def _arb_dyadic(x: Fraction) -> arb:
-    """A dyadic rational as an exact arb point."""
-    return arb((fmpz(x.numerator), -_dyadic_exponent(x)))
-
-
-def _ball(lo: Fraction, hi: Fraction) -> arb:
-    """An arb ball containing the interval [lo, hi] (dyadic ends)."""
-    mid, rad = (lo + hi) / 2, (hi - lo) / 2
-    return _arb_dyadic(mid) if rad == 0 else arb(_arb_dyadic(mid), _arb_dyadic(rad))
-
-
-def _arb_ends(x: arb) -> tuple:
-    """Exact rational ends ``(mid - rad, mid + rad)`` of a finite ball."""
-    if not x.is_finite():
-        raise _Undecided("a blocking enclosure is not finite")
-    m, e = x.mid().man_exp()
-    rm, re_ = x.rad().man_exp()
-    mid = Fraction(int(m)) * Fraction(2) ** int(e)
-    rad = Fraction(int(rm)) * Fraction(2) ** int(re_)
-    return mid - rad, mid + rad
-
-
-def _dyadic_hull(lo: Fraction, hi: Fraction, bits: int) -> tuple:
-    """The smallest interval with ends in 2^-K Z containing [lo, hi], K = bits - floor(log2 hi)."""
-    K = bits - _log2_floor(hi)
-    s = Fraction(2) ** K
-    return Fraction(math.floor(lo * s)) / s, Fraction(math.ceil(hi * s)) / s
-
-
-def _dyadic_in(x: Fraction, y: Fraction) -> Fraction:
-    """The dyadic rational with the smallest denominator in the middle half of (x, y), x < y."""
-    a, b = x + (y - x) / 4, y - (y - x) / 4
-    k = 0
-    while True:
-        s = 1 << k
-        n = math.floor(a * s) + 1
-        if Fraction(n, s) < b:
-            return Fraction(n, s)
-        k += 1
-
-
-def _eval_b(P, R: arb, Bv: arb, derivative: bool = False) -> arb:
-    """``P(R, Bv)`` (or ``dP/dB``) in ball arithmetic, ``P`` as coefficients in ``B`` (fmpq_poly in rho)."""
-    cs = [arb_poly(c)(R) for c in P]
-    if derivative:
-        cs = [c * j for j, c in enumerate(cs)][1:]
-    acc = arb(0)
-    for c in reversed(cs):
-        acc = acc * Bv + c
-    return acc
-
 
 def _blocking_ball(model, lo: Fraction, hi: Fraction, prec: int) -> arb:
     """Enclosure of the model's blocking for every load of [lo, hi] (parametric Krawczyk)."""
@@ -406,24 +82,6 @@ def _blocking_ball(model, lo: Fraction, hi: Fraction, prec: int) -> arb:
 
 #: Irreducible factors of the resultant up to this degree may use the exact gcd over Q[rho]/(q)
 #: (Euclid in K[B]; its coefficients grow fast: degree 41 did not end in minutes).
-_MAX_EXACT_GCD_DEGREE = 12
-
-
-def _common_root_data(Pa, Pb, H, factor) -> dict:
-    """What :func:`_decide_root` needs about the common roots in ``B`` at the roots of ``factor``:
-    the degree-1 subresultant ``H`` when it and both leading coefficients are non-zero modulo the
-    factor (then the common root is unique and exists), else the exact gcd over the factor."""
-    q = fmpq_poly(list(factor))
-    lc_ok = not (Pa[-1] % q).is_zero() and not (Pb[-1] % q).is_zero()
-    if H is not None and lc_ok and not (H[1] % q).is_zero():
-        return {"gcd": H, "degree": 1, "lc_nonzero": True, "source": "degree-1 subresultant"}
-    if len(factor) - 1 <= _MAX_EXACT_GCD_DEGREE:
-        out = common_factor_mod(Pa, Pb, factor)
-        out["source"] = "exact gcd over Q[rho]/(q)"
-        return out
-    raise _Undecided(f"the degree-1 subresultant (or a leading coefficient) vanishes on an irreducible factor of "
-                     f"degree {len(factor) - 1} > {_MAX_EXACT_GCD_DEGREE}, so the common roots are not determined")
-
 
 def _decide_root(a, b, Pa, Pb, G, root):
     """Is the root of the resultant in ``root`` a crossing (``B_a = B_b`` there)?
@@ -478,96 +136,6 @@ def _decide_root(a, b, Pa, Pb, G, root):
     raise _Undecided("the blockings' enclosures overlap near this root of the resultant but equality could not be "
                      "certified (a multiple root in B, or the enclosures are too wide)")
 
-
-def _gcd_sign_change(g, root, L: Fraction, H: Fraction, bits: int, prec: int):
-    """Signs of the gcd ``g(rho*, L)`` and ``g(rho*, H)`` at the root ``rho*`` (ball arithmetic on
-    ever smaller exact isolating intervals: the coefficients of ``g`` are large and cancel, so the
-    interval is refined, by exact bisection, until the signs are certain). True: opposite signs;
-    False: the same sign; None: undecided."""
-    for extra in range(0, 1601, 80):
-        b2 = bits + extra
-        if root.exact is None:
-            root.refine(root.lo * Fraction(1, 2 ** b2))
-        lo, hi = _dyadic_hull(root.lo, root.hi, b2 + 8)
-        with flint_prec(max(prec, b2 + 96)):
-            R = _ball(lo, hi)
-            gl, gh = _eval_b(g, R, _arb_dyadic(L)), _eval_b(g, R, _arb_dyadic(H))
-            if (gl < 0 and gh > 0) or (gl > 0 and gh < 0):
-                return True
-            if (gl < 0 and gh < 0) or (gl > 0 and gh > 0):
-                return False
-    return None
-
-
-def _sample_sign(a, b, Pa, Pb, s: Fraction) -> int:
-    """Certified sign of ``B_a - B_b`` at the dyadic load ``s`` (ball blockings at raising precision);
-    also checks that both eliminants vanish on the certified blockings there."""
-    from ..core.certify import solve
-    rho = _dyadic_mpf(s)
-    need = (abs(s.numerator).bit_length() + s.denominator.bit_length()) // 3 + 10
-    for dps in (20, 40, 80, 160, 320):
-        dps = max(dps, need)
-        try:
-            ra = solve(a, rho, dps=dps, residual=False)
-            rb = solve(b, rho, dps=dps, residual=False)
-        except PrecisionError:
-            continue
-        (la, ha), (lb, hb) = ra.blocking_bracket, rb.blocking_bracket
-        prec = int(3.33 * dps) + 64
-        with flint_prec(prec):
-            R = _arb_dyadic(s)
-            for P, lo_, hi_, m in ((Pa, la, ha, a), (Pb, lb, hb, b)):
-                if not _eval_b(P, R, _ball(_frac_of_mpf(lo_), _frac_of_mpf(hi_))).contains(0):
-                    raise _Undecided(f"the eliminant of {m!r} does not vanish at its certified blocking at rho = {s}")
-        if la > hb:
-            return 1
-        if ha < lb:
-            return -1
-    raise _Undecided(f"the sign of B_a - B_b at rho = {s} could not be certified at 320 digits")
-
-
-def _fraction_to_mpf(x: Fraction, dps: int):
-    with mpmath.workdps(dps):
-        return mpmath.mpf(x.numerator) / x.denominator
-
-
-def _round_values(records, window, dps) -> None:
-    """Give every listed root a value: rounded from its isolating interval to ``digits >= dps``
-    significant digits, with a reported closed interval that contains the exact root, the returned
-    mpf and its printed decimal, is disjoint from every other root's interval and contains no other
-    root of the resultant (re-checked exactly); ``digits`` is raised where ``dps`` digits cannot
-    separate two roots."""
-    listed = [r for r in records if r["listed"]]
-    for rec in listed:
-        rec["digits"] = dps
-    for _ in range(200):
-        bad = set()
-        for rec in listed:
-            root, n = rec["_root"], rec["digits"]
-            if root.exact is None:
-                root.refine(root.lo * Fraction(1, 10 ** (n + 3)))
-            mid = root.exact if root.exact is not None else (root.lo + root.hi) / 2
-            v = rounded(_fraction_to_mpf(mid, n + 20), n)
-            text = mpmath.nstr(v, n, strip_zeros=False)
-            pts = (root.lo, root.hi, _frac_of_mpf(v), Fraction(text))
-            rec["value"], rec["text"], rec["_J"] = v, text, (min(pts), max(pts))
-        for i, rec in enumerate(listed):
-            lo, hi = rec["_J"]
-            root = rec["_root"]
-            others = [o for o in window if o is not root] + [o["_J"] for o in listed if o is not rec]
-            for o in others:
-                olo, ohi = (o.lo, o.hi) if isinstance(o, RealRoot) else o
-                if not (ohi < lo or hi < olo):
-                    bad.add(i)
-            if root.exact is None and (lo == hi or sturm_count(root.factor, lo, hi) != 1):
-                bad.add(i)
-        if not bad:
-            for rec in listed:
-                rec["interval"] = rec.pop("_J")
-            return
-        for i in bad:
-            listed[i]["digits"] += 1
-    raise PrecisionError("could not round the crossings inside disjoint isolating intervals")
 
 
 def _crossings_by_elimination(a, b, rho_min, rho_max, dps):
@@ -876,7 +444,6 @@ def _elimination_guarantee(records, info) -> str:
 
 
 def _leading_term(model):
-    from .series import blocking_expansion
     return blocking_expansion(model, 0, 1).terms[0]
 
 

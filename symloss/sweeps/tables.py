@@ -13,7 +13,8 @@ from ..core.precision import check_dps
 from ..core.provenance import provenance
 from ..core.results import ResultTable
 from ..core.validation import check_int
-from ..meanfield.certified import CertificateMismatch, certified_threshold, verify_comparison
+from ..meanfield import certified as _certified   # looked up at call time: a re-check replaced in a test is the one used
+from ..meanfield.certified import CertificateMismatch
 from ..meanfield.compare import threshold_load
 from ..meanfield.models import PowerOfD, RetrialOfD
 
@@ -166,8 +167,8 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
 def _certify_row(row: dict, C: int, d: int, dt: int, dps: int) -> str | None:
     """Fill ``row`` from a re-checked certificate (status PROVED); the reason when that fails."""
     try:
-        res = certified_threshold(C, d, dt, dps=dps)
-        verify_comparison(res.certificate, RetrialOfD(C, dt), PowerOfD(C, d))
+        res = _certified.certified_threshold(C, d, dt, dps=dps)
+        _certified.verify_comparison(res.certificate, RetrialOfD(C, dt), PowerOfD(C, d))
     except (ValueError, ArithmeticError, CertificateMismatch) as exc:
         return f"{type(exc).__name__}: {exc}"
     thr = res.threshold
