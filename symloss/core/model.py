@@ -26,6 +26,16 @@ and :meth:`~MeanFieldModel.blocking_expr`, set ``self.variables``) or with :func
 The shipped policies (:class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`,
 :class:`~symloss.RandomRouting`, :class:`~symloss.JSQ`) are such subclasses; a subclass that
 overrides ``transitions()`` defines a new model, and every solver follows it.
+
+Layout: the class is thin. Its methods validate and delegate: the checked definition and the drift
+to :mod:`~symloss.core.derivation`, the invariant rows to :mod:`~symloss.core.pivoting`, the identity
+(:class:`DefinitionKey`, the per-definition cache) to :mod:`~symloss.core.definition_key`, the numerics
+to :mod:`~symloss.core.certify`, :mod:`~symloss.core.series`, :mod:`~symloss.core.elimination` and
+:mod:`~symloss.core.convergence`. The module is still over 700 lines (about 1000) for two reasons:
+the numpydoc docstrings of the public methods (Parameters, Returns, Raises, Examples; about 600
+lines) belong on the class, where the API reference and the numpydoc test look them up; and
+:func:`define_model` with :class:`DefinedModel` (a subclass of :class:`MeanFieldModel`, about 160
+lines) cannot move to another module that this one re-exports from without an import cycle.
 """
 from __future__ import annotations
 
@@ -37,314 +47,48 @@ from typing import Callable, Sequence
 
 import sympy as sp
 
+from . import (
+    certify as _certify,
+    codegen as _codegen,
+    convergence as _convergence,
+    definition as _definition,
+    derivation as _derivation,
+    pivoting as _pivoting,
+)
+from .definition import (  # noqa: F401
+    ModelDefinitionError,
+    _assumptions,
+    _nonzeros,
+    _sparse_nullspace,
+    exact_expr,
+    exact_value,
+    laurent_dict,
+    poly_to_expr,
+    unknown_symbols_message,
+)
+from .definition_key import (  # noqa: F401 - re-exported
+    _STATE_MEMO,
+    CACHE_ATTRIBUTES,
+    DefinitionKey,
+    _derived,
+)
+from .elimination import generic_eliminant
 from .identity import ClearsCachesOnAssignment, freeze as _freeze, state_key
+from .latex import model_repr_latex
 from .registry import declare_family
+from .series import blocking_series
 
 __all__ = ["MeanFieldModel", "define_model", "RHO", "BSYM", "ModelDefinitionError"]
 
 #: the load per server, :math:`\rho = \lambda/\mu` (service rate ``mu = 1``)
-RHO = sp.Symbol("rho", positive=True)
+RHO = _definition.RHO
 #: the blocking probability, as an unknown of the polynomial system
-BSYM = sp.Symbol("B", positive=True)
+BSYM = _definition.BSYM
 
 _STATE_KINDS = ("occupancy", "tail", "custom")
 
 
-def laurent_dict(expr, symbols, idx=None):
-    """``expr`` as a sparse Laurent polynomial ``{((index, exponent), ...): Fraction}`` in the
-    ``symbols`` (rational coefficients, integer exponents), or ``None``."""
-    expr = sp.sympify(expr)
-    if any(isinstance(t, sp.Mul) and any(isinstance(a, sp.Add) for a in t.args) or
-           isinstance(t, sp.Pow) and isinstance(t.base, sp.Add) for t in sp.Add.make_args(expr)):
-        expr = sp.expand(expr)
-    if idx is None:
-        idx = {s_: i for i, s_ in enumerate(symbols)}
-    out: dict = {}
-    for term in sp.Add.make_args(expr):
-        if term == 0:
-            continue
-        coeff, rest = term.as_coeff_Mul()
-        if not coeff.is_Rational:
-            if coeff.is_Float:
-                coeff = sp.Rational(coeff)       # the exact binary value written, never a guess
-            else:
-                return None
-        mono: dict = {}
-        for base, e in rest.as_powers_dict().items():
-            if base == 1:
-                continue
-            if base.is_Rational and e.is_Integer:
-                coeff = coeff * base ** e
-                continue
-            if base not in idx or not e.is_Integer:
-                return None
-            j = idx[base]
-            mono[j] = mono.get(j, 0) + int(e)
-        key = tuple(sorted((j, e) for j, e in mono.items() if e != 0))
-        c = Fraction(int(sp.Rational(coeff).p), int(sp.Rational(coeff).q))
-        val = out.get(key, 0) + c
-        if val:
-            out[key] = val
-        else:
-            out.pop(key, None)
-    return out
-
-
-def poly_to_expr(poly: dict, symbols) -> sp.Expr:
-    """A sparse Laurent polynomial of :func:`laurent_dict` as a SymPy expression."""
-    terms = []
-    for key, c in poly.items():
-        t = sp.Rational(c.numerator, c.denominator)
-        for j, e in key:
-            t = t * symbols[j] ** e
-        terms.append(t)
-    return sp.Add(*terms)
-
-
-def _sparse_nullspace(rows, n: int) -> list:
-    """A basis of ``{c : c . r = 0 for every row r}`` (rows as ``((index, value), ...)``), by sparse
-    elimination over the rationals to row echelon form (each new row reduced by the pivot rows in
-    increasing column order, its smallest column the new pivot), then back substitution per free
-    column. The basis is the reduced one (1 at its free column, 0 at the other free columns), so it
-    does not depend on the order of the rows. Near linear in the number of jumps for the chain-like
-    jumps of load-balancing models (the earlier Gauss-Jordan pass touched every pivot row for each
-    new row: quadratic, 30 s at C = 3 10^4)."""
-    import heapq
-    pivots: dict = {}                     # pivot column -> row (dict col -> Fraction, pivot entry 1, others > col)
-    for r in rows:
-        row = {i: Fraction(v) for i, v in r if v}
-        heap = list(row)
-        heapq.heapify(heap)
-        pivot = None
-        while heap:
-            col = heapq.heappop(heap)
-            f = row.get(col)
-            if not f:
-                continue
-            pr = pivots.get(col)
-            if pr is None:
-                pivot = col
-                break
-            for j, v in pr.items():
-                w = row.get(j, 0) - f * v
-                if w:
-                    if j not in row:
-                        heapq.heappush(heap, j)
-                    row[j] = w
-                else:
-                    row.pop(j, None)
-        if pivot is None:
-            continue
-        f = row[pivot]
-        pivots[pivot] = {j: v / f for j, v in row.items()}
-    free = [j for j in range(n) if j not in pivots]
-    order = sorted(pivots, reverse=True)
-    basis = []
-    for fcol in free:
-        vec = [Fraction(0)] * n
-        vec[fcol] = Fraction(1)
-        for pc in order:
-            acc = Fraction(0)
-            for j, v in pivots[pc].items():
-                if j != pc and vec[j]:
-                    acc -= v * vec[j]
-            vec[pc] = acc
-        basis.append(vec)
-    return basis
-
-
-def _nonzeros(jump) -> list:
-    """``[(index, value)]`` of the non-zero entries of a jump column (dense or sparse)."""
-    if isinstance(jump, sp.SparseMatrix) or hasattr(jump, "todok"):
-        return sorted((i, v) for (i, _j), v in jump.todok().items() if v != 0)
-    return [(i, v) for i, v in enumerate(jump) if v != 0]
-
-
-class ModelDefinitionError(ValueError):
-    """A model definition is inconsistent (a jump that is not an integer column of the right
-    length, an invariant that a jump changes, a rate in unknown symbols, ...)."""
-
-
-def exact_value(v, where: str):
-    """A number the user wrote, exactly: ints, Fractions and SymPy numbers as they are, a float as its
-    exact binary value (``0.1`` is 3602879701896397/2^55, never guessed as 1/10); refuses a value that
-    is not a finite real number, naming ``where``.
-
-    Parameters
-    ----------
-    v : number
-        The value.
-    where : str
-        The place it was written (used in the error).
-
-    Returns
-    -------
-    sympy.Expr
-        An exact SymPy number (or expression without floats).
-
-    Raises
-    ------
-    ModelDefinitionError
-        If ``v`` is not a finite real number or an exact SymPy expression.
-    """
-    if isinstance(v, bool):
-        raise ModelDefinitionError(f"{where}: {v!r} is a bool, not a number")
-    if isinstance(v, Fraction):
-        return sp.Rational(v.numerator, v.denominator)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            raise ModelDefinitionError(f"{where}: {v!r} is not a finite number")
-        return sp.Rational(v)
-    try:
-        e = sp.sympify(v, strict=True)
-    except (sp.SympifyError, TypeError):
-        raise ModelDefinitionError(f"{where}: {v!r} ({type(v).__name__}) is not a number") from None
-    return exact_expr(e, where)
-
-
-def exact_expr(expr, where: str):
-    """``expr`` with every SymPy ``Float`` replaced by its exact binary value (the number the user
-    wrote, as the machine holds it); refuses ``nan`` and infinities, naming ``where``.
-
-    Parameters
-    ----------
-    expr : sympy.Expr
-        An expression.
-    where : str
-        The place it was written (used in the error).
-
-    Returns
-    -------
-    sympy.Expr
-
-    Raises
-    ------
-    ModelDefinitionError
-        If ``expr`` holds a non-finite number.
-    """
-    if not isinstance(expr, sp.Basic):
-        return expr
-    if expr.has(sp.nan, sp.oo, -sp.oo, sp.zoo):
-        raise ModelDefinitionError(f"{where}: {expr} holds a non-finite number")
-    floats = expr.atoms(sp.Float)
-    if not floats:
-        return expr
-    return expr.xreplace({f: sp.Rational(f) for f in floats})
-
-
-def _assumptions(sym) -> str:
-    a = {k: v for k, v in sym.assumptions0.items() if k in ("positive", "nonnegative", "integer", "real")
-         and v is not None}
-    return ", ".join(f"{k}={v}" for k, v in sorted(a.items())) or "no assumptions"
-
-
-def unknown_symbols_message(extra, allowed) -> str:
-    """The end of an error about symbols a definition does not know: each unknown symbol is named; one
-    that has the *name* of an allowed symbol but other SymPy assumptions (SymPy treats them as
-    different symbols) is told apart, with both sets of assumptions; free parameters are pointed to
-    the keyword that binds them (``define_model(..., parameters={...})`` or the class attribute
-    ``parameter_values``).
-
-    Parameters
-    ----------
-    extra : set of sympy.Symbol
-        The unknown symbols.
-    allowed : set of sympy.Symbol
-        The symbols the expression may use.
-
-    Returns
-    -------
-    str
-    """
-    by_name = {str(a): a for a in allowed}
-    parts, free = [], []
-    for e in sorted(extra, key=str):
-        twin = by_name.get(str(e))
-        if twin is not None:
-            parts.append(f"'{e}' ({_assumptions(e)}), which is not the model's '{twin}' ({_assumptions(twin)}): "
-                         f"SymPy symbols with the same name and other assumptions are different symbols; use the "
-                         f"model's own symbol" + (" (symloss.RHO)" if twin == RHO else
-                                                  " (model.variables / model.count_symbols())"))
-        else:
-            free.append(str(e))
-    if free:
-        parts.append(f"{free}, which are neither the symbols {sorted(map(str, allowed))} nor bound parameters: bind a "
-                     f"parameter to an exact value with define_model(..., parameters={{symbol: value}}) or the class "
-                     f"attribute parameter_values")
-    return "uses " + "; and ".join(parts)
-
-
-#: attributes of a model instance that hold caches, not definition: cleared whenever an attribute of
-#: the instance is assigned (a changed instance is a new definition)
-CACHE_ATTRIBUTES = frozenset({"_identity", "_derived_cache", "_finite_n_chains", "_refined_tables",
-                              "_float_start_cache", "_uniqueness_cache"})
-
-
-class DefinitionKey:
-    """The identity of a model: its canonical definition, compared by value.
-
-    ``parts`` is ``(variables, state_kind, C, transitions, blocking, invariants)`` with every rate and
-    the blocking after substitution of the parameter values (so the parameters are part of the
-    identity), each transition as ``(nonzero jump entries, rate)`` and each invariant as
-    ``(coefficients, value)``. Two models have equal keys exactly when these are structurally equal
-    SymPy objects: every cache of symloss (derivations, compiled evaluators, accelerator bindings,
-    finite-N chains, kernels, expansions) is keyed on it, never on a class and a few constructor
-    arguments. The checked definition itself is carried (:attr:`transitions`, :attr:`blocking`,
-    :attr:`invariants`) so that a cache hit needs no new derivation. Hashes are per process (SymPy's);
-    a certificate records :meth:`MeanFieldModel.fingerprint` instead, which is stable."""
-
-    __slots__ = ("parts", "transitions", "blocking", "invariants", "_hash")
-
-    def __init__(self, variables, state_kind, C, transitions, blocking, invariants):
-        self.transitions = transitions
-        self.blocking = blocking
-        self.invariants = invariants
-        self.parts = (tuple(variables), state_kind, C,
-                      tuple((tuple((i, int(v)) for i, v in _nonzeros(j)), r) for j, r in transitions),
-                      blocking, tuple((tuple(c), v) for c, v in invariants))
-        self._hash = hash(self.parts)
-
-    def __hash__(self):
-        return self._hash
-
-    def __eq__(self, other):
-        return self is other or (isinstance(other, DefinitionKey) and self._hash == other._hash
-                                 and self.parts == other.parts)
-
-    def __repr__(self):
-        return f"DefinitionKey({len(self.parts[0])} variables, {len(self.parts[3])} transitions, hash {self._hash:#x})"
-
-
-_STATE_MEMO: dict = {}
 _FINGERPRINTS: dict = {}
-
-
-class _derived:
-    """A derived quantity of a model, computed once per *definition*.
-
-    The cache key is ``(model._definition_key(), name)``: the canonical definition itself
-    (:class:`DefinitionKey`), so two models share a derivation exactly when their definitions are
-    equal (whatever their classes or constructor arguments), and a subclass, an edited rate, an extra
-    constructor attribute or a replaced method (a mutation test) gives a new key."""
-
-    _CACHE: dict = {}
-
-    def __init__(self, fn):
-        self.fn = fn
-        self.name = fn.__name__
-        self.__doc__ = fn.__doc__
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        full = (obj._definition_key(), self.name)
-        try:
-            return self._CACHE[full]
-        except KeyError:
-            pass
-        val = self.fn(obj)
-        self._CACHE[full] = val
-        return val
 
 
 class MeanFieldModel(ClearsCachesOnAssignment):
@@ -574,90 +318,16 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     # ---- the checked definition (what the identity is made of) ----------------------------------------
     def _parameter_subs(self) -> dict:
-        pv = self.parameter_values
-        if not pv:
-            return {}
-        out = {}
-        for k, v in pv.items():
-            sym = sp.Symbol(k) if isinstance(k, str) else k
-            if not isinstance(sym, sp.Symbol):
-                raise ModelDefinitionError(f"parameter_values: key {k!r} is not a symbol or a symbol name")
-            out[sym] = exact_value(v, f"parameter_values[{k!r}]")
-        return out
+        return _derivation.parameter_subs(self)
 
     def _check_transitions(self) -> list:
-        trs = self.transitions()
-        n = len(self.variables)
-        if n == 0:
-            raise ModelDefinitionError(f"{type(self).__name__}: no state variables (set self.variables)")
-        if not isinstance(trs, (list, tuple)) or not trs:
-            raise ModelDefinitionError(f"{type(self).__name__}.transitions() must return a non-empty list of "
-                                       f"(jump, rate), got {type(trs).__name__}")
-        allowed = set(self.variables) | {RHO}
-        subs = self._parameter_subs()
-        out = []
-        for i, item in enumerate(trs):
-            try:
-                jump, rate = item
-            except (TypeError, ValueError):
-                raise ModelDefinitionError(f"transition {i}: expected (jump, rate), got {item!r}") from None
-            jump = jump if isinstance(jump, sp.MatrixBase) else sp.Matrix(jump)
-            if jump.shape != (n, 1):
-                raise ModelDefinitionError(f"transition {i}: jump must be a column of length {n} "
-                                           f"(the variables {self.variables}), got shape {jump.shape}")
-            nz = _nonzeros(jump)
-            bad = [(self.variables[j], e) for j, e in nz if not sp.sympify(e).is_Integer]
-            if bad:
-                raise ModelDefinitionError(f"transition {i}: jump entries must be integers, got {bad[0][1]!r} for "
-                                           f"{bad[0][0]} (jump {list(jump)}); a jump is a change of counts")
-            if not nz:
-                raise ModelDefinitionError(f"transition {i}: the jump is zero")
-            rate = exact_expr(sp.sympify(rate), f"transition {i}: rate")
-            if subs:
-                rate = rate.subs(subs)
-            extra = rate.free_symbols - allowed
-            if extra:
-                raise ModelDefinitionError(f"transition {i}: rate {rate} " + unknown_symbols_message(extra, allowed))
-            out.append((jump, rate))
-        return out
+        return _derivation.check_transitions(self)
 
     def _check_blocking(self) -> sp.Expr:
-        B = exact_expr(sp.sympify(self.blocking_expr()), "blocking_expr")
-        subs = self._parameter_subs()
-        if subs:
-            B = B.subs(subs)
-        extra = B.free_symbols - set(self.variables) - {RHO}
-        if extra:
-            raise ModelDefinitionError("blocking_expr " + unknown_symbols_message(extra, set(self.variables) | {RHO}))
-        return B
+        return _derivation.check_blocking(self)
 
     def _check_invariants(self, transitions) -> list:
-        out = []
-        V = list(self.variables)
-        index = {v: j for j, v in enumerate(V)}
-        for e in self.invariants():
-            if not isinstance(e, sp.Equality):
-                raise ModelDefinitionError(f"invariants() must return sympy.Eq(linear form, value), got {e!r}")
-            lhs = sp.expand(exact_expr(e.lhs - e.rhs, f"invariant {e}"))
-            coeffs = lhs.as_coefficients_dict()
-            c = [sp.Integer(0)] * len(V)
-            value = sp.Integer(0)
-            for mono, coef in coeffs.items():
-                if not sp.sympify(coef).is_Rational:
-                    raise ModelDefinitionError(f"invariant {e} does not have rational coefficients")
-                if mono == 1:
-                    value = -coef
-                elif mono in index:
-                    c[index[mono]] += coef
-                else:
-                    raise ModelDefinitionError(f"invariant {e} is not linear in the state variables")
-            if all(ci == 0 for ci in c):
-                raise ModelDefinitionError(f"invariant {e} involves no state variable")
-            for i, (jump, _rate) in enumerate(transitions):
-                if sum(c[j] * v for j, v in _nonzeros(jump)) != 0:
-                    raise ModelDefinitionError(f"invariant {e} is changed by transition {i} (jump {list(jump)})")
-            out.append((c, value))
-        return out
+        return _derivation.check_invariants(self, transitions)
 
     # ---- derived: symbolic ----------------------------------------------------------------------------
     def drift(self) -> sp.Matrix:
@@ -683,69 +353,17 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     @_derived
     def _drift_poly(self):
-        """The drift as sparse Laurent polynomials (one dict per row: monomial key -> exact Fraction),
-        built from the transitions without expanding the drift as a SymPy expression (linear in the
-        number of transitions: C = 10^4 has 2 10^4 of them); ``None`` when a rate is not a Laurent
-        polynomial in the state and rho with rational coefficients. A monomial key is the tuple of
-        ``(index, exponent)`` pairs, index ``n`` standing for rho."""
-        V = list(self.variables)
-        syms = V + [RHO]
-        n = len(V)
-        rows = [dict() for _ in range(n)]
-        cache: dict = {}
-        index = {s_: i for i, s_ in enumerate(syms)}
-        for jump, rate in self._checked_transitions:
-            terms = cache.get(rate)
-            if terms is None:
-                terms = laurent_dict(rate, syms, index)
-                if terms is None:
-                    return None
-                cache[rate] = terms
-            for i, v in _nonzeros(jump):
-                row = rows[i]
-                v = int(v)
-                for key, c in terms.items():
-                    val = row.get(key, 0) + v * c
-                    if val:
-                        row[key] = val
-                    else:
-                        row.pop(key, None)
-        return rows
+        """See :func:`symloss.core.derivation.drift_poly`."""
+        return _derivation.drift_poly(self)
 
     @_derived
     def _poly_residual(self):
-        """``(fn, coefs)``: a straight-line function ``fn(z, c) -> (values, magnitudes)`` of the drift
-        rows generated from :attr:`_drift_poly` (``z`` the state balls and rho, ``c`` the coefficient
-        balls, ``coefs`` their exact ``fmpq`` values; a row's magnitude is the sum of the absolute
-        values of its terms), or ``None`` when the drift is not a sparse polynomial or has more than
-        ``2 10^4`` terms (the generated code then costs more to compile than a loop costs to run: 1.5 s
-        more at C = 10^4 for power-of-d, measured)."""
-        poly = self._drift_poly
-        if poly is None or sum(len(r) for r in poly) > 20_000:
-            return None
-        from flint import fmpq
-
-        from .codegen import straight_line_residual
-        terms, rows, coefs = [], [], []
-        for i, row in enumerate(poly):
-            for key, cf in row.items():
-                terms.append([(j, int(e)) for j, e in key])
-                rows.append(i)
-                coefs.append(fmpq(cf.numerator, cf.denominator))
-        return straight_line_residual(terms, rows, len(poly)), coefs
+        """See :func:`symloss.core.derivation.poly_residual`."""
+        return _derivation.poly_residual(self)
 
     @_derived
     def _drift(self):
-        n = len(self.variables)
-        poly = self._drift_poly
-        if poly is not None:
-            syms = list(self.variables) + [RHO]
-            return sp.Matrix(n, 1, [poly_to_expr(row, syms) for row in poly])
-        f = [sp.Integer(0)] * n
-        for jump, rate in self._checked_transitions:
-            for i, v in _nonzeros(jump):
-                f[i] = f[i] + v * rate
-        return sp.Matrix(n, 1, [sp.expand(e) for e in f])
+        return _derivation.drift_matrix(self)
 
     def jacobian(self) -> sp.Matrix:
         """The Jacobian of the drift in the state variables.
@@ -803,58 +421,8 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     @_derived
     def _replaced_rows(self):
-        """``{drift row index: invariant index}``: the rows a square system replaces by the invariants.
-        Raises when the drift conserves a form whose value is not declared (the stationary system
-        would be singular)."""
-        n = len(self.variables)
-        forms = self.conserved_forms()
-        inv = self._invariants
-        if len(forms) > len(inv):
-            declared = sp.Matrix([c for c, _ in inv]) if inv else sp.zeros(0, n)
-            r0 = declared.rank() if inv else 0
-            missing = next((f for f in forms if sp.Matrix.vstack(declared, sp.Matrix([f])).rank() > r0), forms[0])
-            raise ModelDefinitionError(
-                f"{type(self).__name__}: every jump conserves {len(forms)} linear form(s) of the state "
-                f"(e.g. {sp.Add(*[ci * v for ci, v in zip(missing, self.variables)])}) but {len(inv)} invariant(s) "
-                "are declared; declare their values in invariants() (e.g. Eq(x0 + ... + xC, 1))")
-        # one row per invariant, chosen so that the invariants' coefficients on the replaced rows form an
-        # invertible matrix (then the dropped drift rows follow from the kept ones through the conserved
-        # forms, and the square system is regular): elimination with column pivoting over the rationals,
-        # each invariant reduced by the earlier pivots before its pivot is chosen (largest entry, then
-        # largest index; with one invariant this is its largest coefficient)
-        replaced = {}
-        pivots = []                                   # (column, reduced row)
-        for k, (c, _val) in enumerate(inv):
-            row = [sp.Rational(ci) for ci in c]
-            for j, prow in pivots:
-                if row[j] != 0:
-                    f = row[j] / prow[j]
-                    row = [a - f * b for a, b in zip(row, prow)]
-            cand = [i for i in range(n) if row[i] != 0 and i not in replaced]
-            if not cand:
-                raise ModelDefinitionError(
-                    f"{type(self).__name__}: invariant {k} ({sp.Add(*[ci * v for ci, v in zip(c, self.variables)])}) "
-                    "is a combination of the other invariants; declare independent invariants")
-            j = max(cand, key=lambda i: (abs(row[i]), i))
-            replaced[j] = k
-            pivots.append((j, row))
-        # the rows are fixed; pair each with an invariant that involves its variable (a perfect matching
-        # exists because the submatrix is invertible), so row j of the square system stays about x_j
-        cols = sorted(replaced)
-
-        def match(k, used):
-            if k == len(inv):
-                return {}
-            c = inv[k][0]
-            for j in sorted(cols, key=lambda i: (-abs(c[i]), -i)):
-                if j not in used and c[j] != 0:
-                    rest = match(k + 1, used | {j})
-                    if rest is not None:
-                        rest[j] = k
-                        return rest
-            return None
-        paired = match(0, frozenset()) if len(inv) <= 12 else None
-        return paired if paired is not None else replaced
+        """See :func:`symloss.core.pivoting.replaced_rows`."""
+        return _pivoting.replaced_rows(self)
 
     @_derived
     def _square_system(self):
@@ -984,8 +552,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
     @_derived
     def compiled(self):
         """The compiled stationary system (:class:`symloss.core.codegen.CompiledModel`)."""
-        from .codegen import compile_model
-        return compile_model(self)
+        return _codegen.compile_model(self)
 
     @_derived
     def _mp_drift(self):
@@ -993,18 +560,15 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     @_derived
     def _np_drift(self):
-        from .codegen import numpy_lambdify
-        return numpy_lambdify(list(self.variables) + [RHO], list(self._drift))
+        return _codegen.numpy_lambdify(list(self.variables) + [RHO], list(self._drift))
 
     @_derived
     def _np_jac(self):
-        from .codegen import numpy_lambdify
-        return numpy_lambdify(list(self.variables) + [RHO], self.jacobian())
+        return _codegen.numpy_lambdify(list(self.variables) + [RHO], self.jacobian())
 
     @_derived
     def _np_blocking(self):
-        from .codegen import numpy_lambdify
-        return numpy_lambdify(list(self.variables), self._blocking)
+        return _codegen.numpy_lambdify(list(self.variables), self._blocking)
 
     def drift_residual(self, x, rho):
         """Max-norm of the drift at ``x`` (mpmath, current precision).
@@ -1028,23 +592,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> RandomRouting(2).drift_residual(x, 1) < 1e-15
         True
         """
-        poly = self._drift_poly
-        if poly is None:
-            vals = self._mp_drift(*x, rho)
-            return max(abs(v) for v in vals)
-        import mpmath
-        z = [mpmath.mpf(v) for v in x] + [mpmath.mpf(rho) if not isinstance(rho, Fraction) else
-                                          mpmath.mpf(rho.numerator) / rho.denominator]
-        worst = mpmath.mpf(0)
-        for row in poly:
-            acc = mpmath.mpf(0)
-            for key, c in row.items():
-                t = mpmath.mpf(c.numerator) / c.denominator
-                for j, e in key:
-                    t *= z[j] ** e
-                acc += t
-            worst = max(worst, abs(acc))
-        return worst
+        return _derivation.drift_residual(self, x, rho)
 
     # ---- numerics (implemented in symloss.core.certify and the accelerators) --------------------------
     def fixed_point(self, rho, *, dps: int = 30, uniqueness: bool = False):
@@ -1095,8 +643,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> mpmath.nstr(r.blocking, 20), r.dps
         ('0.067558952178453145217', 20)
         """
-        from .certify import solve
-        return solve(self, rho, dps=dps, residual=True, uniqueness=uniqueness)
+        return _certify.solve(self, rho, dps=dps, residual=True, uniqueness=uniqueness)
 
     def certify_global_convergence(self, rho=None, *, rho_lo=None, rho_hi=None):
         """Certified global convergence of the mean-field ODE to its fixed point: for every load
@@ -1131,8 +678,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> PowerOfD(2, 2).certify_global_convergence().status
         'PROVED'
         """
-        from .convergence import certify_global_convergence
-        return certify_global_convergence(self, rho, rho_lo=rho_lo, rho_hi=rho_hi)
+        return _convergence.certify_global_convergence(self, rho, rho_lo=rho_lo, rho_hi=rho_hi)
 
     def blocking(self, rho, *, dps: int = 30):
         """Stationary mean-field blocking probability to ``dps`` significant digits, certified
@@ -1163,8 +709,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> mpmath.nstr(PowerOfD(2, 2).blocking(1, dps=30), 30)
         '0.0530346718715954397391817613697'
         """
-        from .certify import solve
-        return solve(self, rho, dps=dps, residual=False).blocking
+        return _certify.solve(self, rho, dps=dps, residual=False).blocking
 
     def enclose(self, rho_lo, rho_hi, *, prec: int = 128):
         """A box enclosing the fixed point, and an enclosure of the blocking, valid for *every* load
@@ -1194,8 +739,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> bool(e.blocking.lower() < 0.2 and e.blocking.upper() > 0.2034)
         True
         """
-        from .certify import enclose
-        return enclose(self, rho_lo, rho_hi, prec=prec)
+        return _certify.enclose(self, rho_lo, rho_hi, prec=prec)
 
     def enclose_interval(self, rho_lo, rho_hi, **kw):
         """A Krawczyk tube that follows the tangent of the fixed point over ``[rho_lo, rho_hi]``
@@ -1222,8 +766,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         PrecisionError
             When no tube is found (bisect the interval).
         """
-        from .certify import enclose_interval
-        return enclose_interval(self, rho_lo, rho_hi, **kw)
+        return _certify.enclose_interval(self, rho_lo, rho_hi, **kw)
 
     def ode(self, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
         """Integrate the mean-field ODE from ``x0`` and return the values at the times ``t``
@@ -1260,8 +803,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> round(float(r.blocking[-1]), 8)              # E(2, 1) = 1/5
         0.2
         """
-        from .certify import integrate_ode
-        return integrate_ode(self, rho, x0, t, method=method, rtol=rtol, atol=atol)
+        return _certify.integrate_ode(self, rho, x0, t, method=method, rtol=rtol, atol=atol)
 
     def series(self, at=0, n: int = 3):
         """Asymptotic expansion of the blocking at ``rho -> 0`` or ``rho -> oo``
@@ -1285,7 +827,6 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> RandomRouting(2).series(0, 2)
         rho**2/2 - rho**3/2 + O(rho**4)
         """
-        from ..meanfield.series import blocking_series
         return blocking_series(self, at=at, n=n)
 
     def eliminant(self, *, max_degree: int | None = None):
@@ -1317,7 +858,6 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> RandomRouting(2).eliminant()
         Poly(rho**2*B - rho**2 + 2*rho*B + 2*B, rho, B, domain='ZZ')
         """
-        from ..meanfield.elimination import generic_eliminant
         return generic_eliminant(self, max_degree=max_degree)
 
     def __repr__(self) -> str:
@@ -1325,7 +865,6 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     def _repr_latex_(self) -> str:
         """The stationary equations and the blocking, for Jupyter (long systems shortened)."""
-        from .latex import model_repr_latex
         return model_repr_latex(self)
 
 

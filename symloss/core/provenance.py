@@ -27,6 +27,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Iterator
 
+from .._version import __version__
+
 __all__ = ["provenance", "provenance_lines", "read_provenance_lines", "figure_metadata", "command_context",
            "DEPENDENCIES"]
 
@@ -139,7 +141,6 @@ def provenance(*, dps: int | None = None, seed=None, command: str | None = None,
     >>> "mpmath" in p["dependencies"]
     True
     """
-    from .. import __version__
     if command is None:
         command = _COMMAND.get()
     if command is None:

@@ -20,7 +20,34 @@ _SEED_TYPES = "None, a non-negative integer, a sequence of non-negative integers
 
 
 def seed_sequence(seed, name: str = "seed", *, allow_generator: bool = False) -> np.random.SeedSequence:
-    """``seed`` as a SeedSequence (see the module docstring); errors name the argument."""
+    """``seed`` as a :class:`numpy.random.SeedSequence` (see the module docstring); errors name the argument.
+
+    Parameters
+    ----------
+    seed : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
+        The user's seed (``None``: fresh OS entropy). A Generator only with ``allow_generator``.
+    name : str, optional
+        The argument's name, for the error messages.
+    allow_generator : bool, optional
+        Accept a Generator (its stream is advanced by one draw).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+        ``seed`` itself when it is one (never changed).
+
+    Raises
+    ------
+    TypeError
+        For another type (a bool, a string, a Generator without ``allow_generator``).
+    ValueError
+        For a negative integer or an empty sequence.
+
+    Examples
+    --------
+    >>> seed_sequence(7).entropy
+    7
+    """
     if seed is None:
         return np.random.SeedSequence()
     if isinstance(seed, np.random.SeedSequence):
@@ -53,10 +80,48 @@ def seed_sequence(seed, name: str = "seed", *, allow_generator: bool = False) ->
 
 
 def child(ss: np.random.SeedSequence, i: int) -> np.random.SeedSequence:
-    """The ``i``-th child of ``ss`` without changing ``ss`` (``ss.spawn`` counts its children)."""
+    """The ``i``-th child of ``ss`` without changing ``ss`` (``ss.spawn`` counts its children).
+
+    Parameters
+    ----------
+    ss : numpy.random.SeedSequence
+        The parent.
+    i : int
+        The child's index (appended to the spawn key).
+
+    Returns
+    -------
+    numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> child(np.random.SeedSequence(7), 3).spawn_key
+    (3,)
+    """
     return np.random.SeedSequence(ss.entropy, spawn_key=tuple(ss.spawn_key) + (int(i),), pool_size=ss.pool_size)
 
 
 def spawn(ss: np.random.SeedSequence, n: int, offset: int = 0) -> list[np.random.SeedSequence]:
-    """``n`` children ``offset, ..., offset + n - 1`` of ``ss`` (see :func:`child`)."""
+    """``n`` children ``offset, ..., offset + n - 1`` of ``ss`` (see :func:`child`).
+
+    Parameters
+    ----------
+    ss : numpy.random.SeedSequence
+        The parent (not changed).
+    n : int
+        How many children.
+    offset : int, optional
+        Index of the first child.
+
+    Returns
+    -------
+    list of numpy.random.SeedSequence
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [s.spawn_key for s in spawn(np.random.SeedSequence(7), 2, offset=1)]
+    [(1,), (2,)]
+    """
     return [child(ss, offset + i) for i in range(int(n))]

@@ -24,7 +24,24 @@ def t_quantile(df: int, level: float = 0.95) -> float:
 
 
 def t_half_width(values, level: float = 0.95) -> float:
-    """Half-width of the Student-t interval of the mean of ``values`` (``inf`` below two values)."""
+    """Half-width of the Student-t interval of the mean of ``values`` (``inf`` below two values).
+
+    Parameters
+    ----------
+    values : array_like
+        Independent replications or batch means.
+    level : float, optional
+        Confidence level.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(t_half_width([1.0, 2.0, 3.0]), 6)
+    2.484138
+    """
     v = np.asarray(values, dtype=np.float64)
     if v.size < 2:
         return math.inf
@@ -33,7 +50,28 @@ def t_half_width(values, level: float = 0.95) -> float:
 
 def t_interval(values, center, level: float = 0.95):
     """``((center - h, center + h), se)``: the Student-t interval around ``center`` from the spread of
-    ``values`` (independent replications or batch means); NaNs below two values."""
+    ``values`` (independent replications or batch means); NaNs below two values.
+
+    Parameters
+    ----------
+    values : array_like
+        Independent replications or batch means.
+    center : float
+        The point estimate the interval is centred on.
+    level : float, optional
+        Confidence level.
+
+    Returns
+    -------
+    tuple
+        ``((lo, hi), se)``, ``se`` the standard error of the mean.
+
+    Examples
+    --------
+    >>> (lo, hi), se = t_interval([1.0, 2.0, 3.0], 2.0)
+    >>> round(hi - 2.0, 6), round(se, 6)
+    (2.484138, 0.57735)
+    """
     v = np.asarray(values, dtype=np.float64)
     if v.size < 2:
         return (float("nan"), float("nan")), float("nan")
@@ -127,8 +165,27 @@ def proportion_interval(values, center, level: float = 0.95):
 
 
 def truncated_poisson_log_weights(n_max: int, rho: float) -> np.ndarray:
-    r"""``log P(X = k)``, ``k = 0..n_max``, for X ~ Poisson(rho) conditioned on ``X <= n_max`` (the
-    M/M/n/n occupancy law), normalised in log space (no overflow for large ``n_max`` or ``rho``)."""
+    """``log P(X = k)``, ``k = 0..n_max``, for X ~ Poisson(rho) conditioned on ``X <= n_max`` (the
+    M/M/n/n occupancy law), normalised in log space (no overflow for large ``n_max`` or ``rho``).
+
+    Parameters
+    ----------
+    n_max : int
+        The truncation (number of servers).
+    rho : float
+        The offered load, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n_max + 1`` log-weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> np.exp(truncated_poisson_log_weights(1, 1.0)).round(6).tolist()
+    [0.5, 0.5]
+    """
     k = np.arange(n_max + 1, dtype=np.float64)
     logw = k * math.log(rho) - np.array([math.lgamma(i + 1.0) for i in range(n_max + 1)])
     top = logw.max()
@@ -136,6 +193,24 @@ def truncated_poisson_log_weights(n_max: int, rho: float) -> np.ndarray:
 
 
 def truncated_poisson_weights(n_max: int, rho: float) -> np.ndarray:
-    """``P(X = k)`` of :func:`truncated_poisson_log_weights`."""
+    """``P(X = k)`` of :func:`truncated_poisson_log_weights`.
+
+    Parameters
+    ----------
+    n_max : int
+        The truncation (number of servers).
+    rho : float
+        The offered load, ``> 0``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``n_max + 1`` probabilities summing to 1 (the last is Erlang-B's ``E(n_max, rho)``).
+
+    Examples
+    --------
+    >>> truncated_poisson_weights(2, 1.0).round(6).tolist()
+    [0.4, 0.4, 0.2]
+    """
     w = np.exp(truncated_poisson_log_weights(n_max, rho))
     return w / w.sum()
