@@ -202,6 +202,7 @@ class Deadline:
 
     @property
     def elapsed(self) -> float:
+        """Seconds since the deadline was created (``time.perf_counter``)."""
         return time.perf_counter() - self.t0
 
     def check(self, detail: str = "") -> None:

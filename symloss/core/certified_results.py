@@ -69,7 +69,7 @@ def outward_decimal_strings(lo, hi, digits: int) -> list:
 class FixedPointResult(ResultMixin):
     """A certified mean-field fixed point.
 
-    Attributes
+    Parameters
     ----------
     model : str
         The model's name.
@@ -150,7 +150,7 @@ class FixedPointResult(ResultMixin):
 class OdeResult(ResultMixin):
     """Trajectories of the mean-field ODE: ``t`` (n_t,), ``x`` (n_t, n_vars), ``blocking`` (n_t,).
 
-    Attributes
+    Parameters
     ----------
     t : numpy.ndarray
         Output times.
@@ -197,7 +197,7 @@ class Enclosure(ResultMixin):
     enclose the blocking of the unique fixed point in the box for every load of the interval,
     ``margin`` is ``max_i |K_i - m_i| / delta_i`` (< 1).
 
-    Attributes
+    Parameters
     ----------
     rho_lo, rho_hi : number
         The load interval.
@@ -246,7 +246,33 @@ class IntervalEnclosure(ResultMixin):
     ``c`` the Newton point at :math:`r_m`, ``t`` the tangent :math:`dy/dr` there. ``box`` is the
     interval hull of the tube; ``log_blocking`` and ``dlog_blocking``
     (:math:`d\log B/d\log\rho`, by implicit differentiation in ball arithmetic,
-    :func:`box_derivative`) enclose those quantities over the whole interval."""
+    :func:`box_derivative`) enclose those quantities over the whole interval.
+
+    Parameters
+    ----------
+    rho_lo, rho_hi : number
+        The load interval.
+    center : list of flint.arb
+        ``c``: the Newton point at :math:`r_m` (exact balls).
+    slope : list of flint.arb
+        ``t``: the tangent :math:`dy/dr` at :math:`r_m` (exact balls).
+    delta : list of flint.arb
+        The radii :math:`\delta` of the tube, one per variable (exact balls).
+    sel : list of int
+        The rows of the stationary system kept in the square system.
+    box : list of flint.arb
+        The interval hull of the tube.
+    log_blocking : flint.arb
+        Enclosure of :math:`\log B` over the interval.
+    dlog_blocking : flint.arb
+        Enclosure of :math:`d\log B/d\log\rho` over the interval.
+    dy_dr : list of flint.arb
+        Enclosures of :math:`dy/dr` over the interval, one per variable.
+    margin : float
+        The Krawczyk contraction margin (< 1).
+    prec : int
+        Working precision in bits.
+    """
     rho_lo: Any
     rho_hi: Any
     center: list

@@ -13,6 +13,9 @@ re-exports it).
   command that can run for more than a few seconds; ``--no-progress`` turns them off.
 
 Parsers here raise :class:`CliError` (a ``ValueError``) with the option's name in the message.
+
+The module is over 700 lines only because every helper carries a full numpydoc docstring (the code is
+about 425 lines, one subject: the grammar both command lines share), so it is kept in one piece.
 """
 from __future__ import annotations
 
@@ -53,7 +56,15 @@ class CliError(ValueError):
 
 class SymlossArgumentParser(argparse.ArgumentParser):
     """``argparse`` with one-line errors (``symloss CMD: error: ...``, exit status 2) and hints;
-    no abbreviated options (``--rh`` is not ``--rho``: scripts must not break when options are added)."""
+    no abbreviated options (``--rh`` is not ``--rho``: scripts must not break when options are added).
+
+    Parameters
+    ----------
+    *args
+        Positional arguments of :class:`argparse.ArgumentParser`.
+    **kwargs
+        Keyword arguments of :class:`argparse.ArgumentParser`; ``allow_abbrev`` defaults to ``False``.
+    """
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
@@ -61,7 +72,18 @@ class SymlossArgumentParser(argparse.ArgumentParser):
 
     def error(self, message):
         """Print ``PROG: error: MESSAGE (see PROG --help)`` on one line (with a "did you mean" hint for an
-        invalid choice) and exit with status 2."""
+        invalid choice) and exit with status 2.
+
+        Parameters
+        ----------
+        message : str
+            The error text; its whitespace (argparse's line breaks) is collapsed to single spaces.
+
+        Raises
+        ------
+        SystemExit
+            Always, with status 2.
+        """
         message = " ".join(str(message).split())
         m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
         if m:
@@ -73,11 +95,38 @@ class SymlossArgumentParser(argparse.ArgumentParser):
 
 
 def option_strings(parser: argparse.ArgumentParser) -> list[str]:
+    """Every option string a parser knows, hidden aliases included.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (a top-level parser or one subcommand's).
+
+    Returns
+    -------
+    list of str
+        The option strings of all its actions (``-h``, ``--help``, ``--rho``, ...), in definition order.
+    """
     return [s for a in parser._actions for s in a.option_strings]
 
 
 def suggest(flag: str, options) -> str | None:
-    """The closest known option to ``flag`` (synonyms first, then by spelling)."""
+    """The closest known option to ``flag`` (synonyms first, then by spelling).
+
+    Parameters
+    ----------
+    flag : str
+        The unknown option as typed (``--digits``, ``--RHO``, ``-rho``).
+    options : iterable of str
+        The options the parser knows.
+
+    Returns
+    -------
+    str or None
+        The option of :data:`SYNONYMS` for ``flag`` if the parser has it, else a case-insensitive
+        match, else ``--flag`` for a single-dash ``-flag``, else the closest spelling
+        (``difflib``, cutoff 0.5); ``None`` when nothing is close.
+    """
     options = list(options)
     syn = SYNONYMS.get(flag) or SYNONYMS.get(flag.lower())
     if syn and syn in options:
@@ -93,7 +142,23 @@ def suggest(flag: str, options) -> str | None:
 
 def check_argv(parser: argparse.ArgumentParser, subparsers: argparse._SubParsersAction, argv: list[str]) -> None:
     """Reject unknown subcommands and options before argparse reports anything else (such as missing
-    required options), with a "did you mean" hint."""
+    required options), with a "did you mean" hint.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The top-level parser (its own options come before the subcommand).
+    subparsers : argparse._SubParsersAction
+        The subcommands' action of ``parser`` (``parser.add_subparsers()``).
+    argv : list of str
+        The command line without the program name.
+
+    Raises
+    ------
+    SystemExit
+        With status 2 (through :meth:`SymlossArgumentParser.error`) on an unknown option or
+        subcommand.
+    """
     top_opts = set(option_strings(parser))
     i = 0
     while i < len(argv) and argv[i].startswith("-") and argv[i] != "--":
@@ -126,7 +191,26 @@ def check_argv(parser: argparse.ArgumentParser, subparsers: argparse._SubParsers
 
 
 def add_alias(p, *flags, dest: str, type=None, action=None, nargs=None, choices=None) -> None:
-    """A hidden, deprecated spelling of an option (``-N`` for ``--N``): same ``dest``, not in --help."""
+    """A hidden, deprecated spelling of an option (``-N`` for ``--N``): same ``dest``, not in --help.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser to add the alias to.
+    *flags : str
+        The old spellings.
+    dest : str
+        The destination of the canonical option, shared by the alias.
+    type : callable, optional
+        Converter of the value (as in ``add_argument``); ignored with ``action``.
+    action : str, optional
+        An argparse action (``"store_true"``, ...); when given, ``type``, ``nargs`` and ``choices``
+        are not passed.
+    nargs : int or str, optional
+        As in ``add_argument``.
+    choices : sequence, optional
+        As in ``add_argument``.
+    """
     kw = {"dest": dest, "help": argparse.SUPPRESS, "default": argparse.SUPPRESS}
     if action:
         kw["action"] = action
@@ -153,7 +237,17 @@ def _output_path(option: str):
 
 
 def add_output(p, fmt: str, help_text: str) -> None:
-    """``--FMT [PATH]``: without PATH (or ``-``) to stdout instead of the text output."""
+    """``--FMT [PATH]``: without PATH (or ``-``) to stdout instead of the text output.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser to add the option to.
+    fmt : str
+        The format name, which is also the option (``"json"`` gives ``--json``).
+    help_text : str
+        What the output contains, the start of the ``--help`` line.
+    """
     p.add_argument(f"--{fmt}", nargs="?", const=STDOUT, default=None, metavar="PATH",
                    type=_output_path(f"--{fmt}"),
                    help=f"{help_text}; to stdout instead of the text output, or to the file PATH")
@@ -161,27 +255,80 @@ def add_output(p, fmt: str, help_text: str) -> None:
 
 def given(args, dest: str) -> bool:
     """Whether the option stored in ``dest`` was given (options that can be refused as unused have the
-    default ``None``; flags ``False``)."""
+    default ``None``; flags ``False``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+    dest : str
+        The option's destination name.
+
+    Returns
+    -------
+    bool
+        True when ``args.dest`` exists and is neither ``None`` nor ``False``.
+    """
     v = getattr(args, dest, None)
     return v is not None and v is not False
 
 
 def refuse_unused(args, options, why: str) -> None:
     """Raise a one-line :class:`CliError` naming the first of ``options`` (``(dest, "--flag")`` pairs)
-    that was given although it would be silently ignored; ``why`` says when it is used
-    (e.g. ``"only with --method mp"``)."""
+    that was given although it would be silently ignored.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+    options : iterable of tuple
+        ``(dest, "--flag")`` pairs of the options that the current command line does not use.
+    why : str
+        When the options are used, completing "it is used ..." (e.g. ``"only with --method mp"``).
+
+    Raises
+    ------
+    CliError
+        When one of ``options`` was given (see :func:`given`).
+    """
     for dest, flag in options:
         if given(args, dest):
             raise CliError(f"{flag} would be ignored: it is used {why}; omit it")
 
 
 def add_progress(p) -> None:
+    """Add ``--no-progress`` (no progress bar on stderr; see :func:`progress_enabled`).
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser to add the option to.
+    """
     p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def outputs(args, *formats) -> dict:
-    """``{fmt: path}`` of the output options given; checks that at most one goes to stdout and that
-    every file can be written (before any work)."""
+    """The output options given; checks that at most one goes to stdout and that every file can be
+    written (before any work).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+    *formats : str
+        The output formats the command offers (``"json"``, ``"csv"``, ``"latex"``), as added by
+        :func:`add_output`.
+
+    Returns
+    -------
+    dict
+        ``{fmt: path}`` of the formats given, ``path`` being :data:`STDOUT` (``"-"``) or a file name.
+
+    Raises
+    ------
+    CliError
+        When two outputs go to stdout, or a file cannot be written (:func:`check_writable`).
+    """
     out = {f: getattr(args, f, None) for f in formats if getattr(args, f, None) is not None}
     to_stdout = [f"--{f}" for f, v in out.items() if v == STDOUT]
     if len(to_stdout) > 1:
@@ -195,7 +342,25 @@ def outputs(args, *formats) -> dict:
 def check_writable(path, option: str) -> str:
     """Fail now (not after the computation) when ``path`` cannot be written: the API's
     ``symloss.core.validation.check_output_path``, its error turned into a one-line
-    :class:`CliError` naming the option."""
+    :class:`CliError` naming the option.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The output file.
+    option : str
+        The option that named it (``"--json"``), for the message.
+
+    Returns
+    -------
+    str
+        The path as checked by ``check_output_path``.
+
+    Raises
+    ------
+    CliError
+        When the file cannot be written (missing directory, a directory, no permission, ...).
+    """
     from .validation import check_output_path   # lazy: validation loads SymPy, the parsers are built at startup
     try:
         return check_output_path(path, option)
@@ -204,6 +369,25 @@ def check_writable(path, option: str) -> str:
 
 
 def check_readable(path, option: str) -> str:
+    """Fail now when the input file ``path`` cannot be read.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The input file.
+    option : str
+        The option that named it, for the message.
+
+    Returns
+    -------
+    str
+        ``path`` as a string (``os.fspath``).
+
+    Raises
+    ------
+    CliError
+        When the file does not exist, is a directory or is not readable.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise CliError(f"{option}: file {path!r} does not exist")
@@ -215,6 +399,15 @@ def check_readable(path, option: str) -> str:
 
 
 def write_text(path, text: str) -> None:
+    """Write ``text`` (with a final newline added if missing) to stdout or a file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        :data:`STDOUT` (``"-"``) for standard output, otherwise a file written as UTF-8 (replaced).
+    text : str
+        The text to write.
+    """
     if path == STDOUT:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
     else:
@@ -223,7 +416,17 @@ def write_text(path, text: str) -> None:
 
 
 def write_json(path, data, *, provenance: dict | None = None) -> None:
-    """JSON of ``data`` (a dict) with a ``provenance`` key, to stdout (``-``) or a file."""
+    """JSON of ``data`` (a dict) with a ``provenance`` key, to stdout (``-``) or a file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        :data:`STDOUT` (``"-"``) or a file name (see :func:`write_text`).
+    data : object
+        The JSON-able data (values ``json`` cannot encode are written with ``str``).
+    provenance : dict, optional
+        Added to ``data`` under the key ``"provenance"`` when ``data`` is a dict.
+    """
     if provenance is not None and isinstance(data, dict):
         data = {**data, "provenance": provenance}
     write_text(path, json.dumps(data, indent=2, default=str, ensure_ascii=False))
@@ -231,7 +434,18 @@ def write_json(path, data, *, provenance: dict | None = None) -> None:
 
 def progress_enabled(args) -> bool:
     """Progress bars go to stderr when it is a terminal (or ``SYMLOSS_PROGRESS=1``), unless ``--no-progress``
-    (or ``SYMLOSS_PROGRESS=0``): a log file or a pipe gets no carriage-return noise."""
+    (or ``SYMLOSS_PROGRESS=0``): a log file or a pipe gets no carriage-return noise.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (``args.no_progress`` is read if present).
+
+    Returns
+    -------
+    bool
+        Whether to show progress bars.
+    """
     if getattr(args, "no_progress", False):
         return False
     env = os.environ.get("SYMLOSS_PROGRESS")
@@ -244,7 +458,24 @@ def progress_enabled(args) -> bool:
 
 
 def progress_bar(args, total=None, desc: str = "", unit: str = "it"):
-    """A tqdm bar on stderr (see :func:`progress_enabled`); erased when it closes on a terminal."""
+    """A tqdm bar on stderr (see :func:`progress_enabled`); erased when it closes on a terminal.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (they decide whether the bar is shown).
+    total : int, optional
+        Number of steps (``None``: unknown).
+    desc : str, optional
+        The bar's label.
+    unit : str, optional
+        The unit of a step.
+
+    Returns
+    -------
+    tqdm.tqdm
+        The bar (disabled when progress bars are off).
+    """
     from tqdm import tqdm
     try:
         tty = sys.stderr.isatty()
@@ -255,7 +486,19 @@ def progress_bar(args, total=None, desc: str = "", unit: str = "it"):
 
 
 class Stages:
-    """A progress bar over the named stages of a command whose single calls have no progress hook."""
+    """A progress bar over the named stages of a command whose single calls have no progress hook.
+
+    Used as a context manager: the bar closes on exit.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (see :func:`progress_bar`).
+    names : iterable of str
+        The stages, in order; their number is the bar's total.
+    desc : str
+        The bar's label.
+    """
 
     def __init__(self, args, names, desc: str):
         self.names = list(names)
@@ -265,9 +508,17 @@ class Stages:
         return self
 
     def start(self, name: str) -> None:
+        """Show the stage now running beside the bar.
+
+        Parameters
+        ----------
+        name : str
+            The stage's name.
+        """
         self.bar.set_postfix_str(name)
 
     def done(self) -> None:
+        """Advance the bar by one finished stage."""
         self.bar.update(1)
 
     def __exit__(self, *exc):
@@ -290,7 +541,29 @@ def _decimal_exponent(s: str) -> int | None:
 
 
 def parse_int(text, name: str, *, min_value: int | None = 1, max_value: int | None = None) -> int:
-    """An integer option such as ``--C 3``; ``3.0`` and ``2e6`` are accepted, ``2.5``/``nan``/``x`` are not."""
+    """An integer option such as ``--C 3``; ``3.0`` and ``2e6`` are accepted, ``2.5``/``nan``/``x`` are not.
+
+    Parameters
+    ----------
+    text : str
+        The value as typed.
+    name : str
+        The option (``"--C"``), for the message.
+    min_value : int or None, optional
+        Smallest accepted value (default 1; ``None``: no lower bound).
+    max_value : int or None, optional
+        Largest accepted value (``None``: no upper bound).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    CliError
+        When ``text`` is not an integer (exponents beyond 400 are refused without evaluation) or
+        lies outside the bounds.
+    """
     if min_value is None and max_value is None:
         rng = ""
     elif max_value is None:
@@ -330,7 +603,34 @@ def _g(x) -> str:
 def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
                max_magnitude: float = 1e300, example: str = "1.5, 3/2 or 1e-3") -> Fraction:
     """A real option read exactly (``1.5``, ``3/2``, ``1e-3``) as a Fraction; ``nan``/``inf`` and values
-    outside the interval (or beyond ``max_magnitude``, the range the numerics accept) are rejected."""
+    outside the interval (or beyond ``max_magnitude``, the range the numerics accept) are rejected.
+
+    Parameters
+    ----------
+    text : str
+        The value as typed.
+    name : str
+        The option, for the message.
+    lower, upper : number, optional
+        Bounds of the accepted interval (``None``: unbounded on that side).
+    lower_open, upper_open : bool, optional
+        Whether the bound itself is excluded.
+    max_magnitude : float, optional
+        Largest accepted ``|value|``.
+    example : str, optional
+        Example spellings shown in the message for an unreadable value.
+
+    Returns
+    -------
+    fractions.Fraction
+        The value, exactly.
+
+    Raises
+    ------
+    CliError
+        For ``nan``/``inf``, an unreadable value, a value beyond ``max_magnitude`` (or with a
+        decimal exponent beyond 400 either way) or outside the interval.
+    """
     s = str(text).strip()
     low = s.lower()
     if low in ("nan", "+nan", "-nan") or "inf" in low:
@@ -358,7 +658,24 @@ def parse_real(text, name: str, *, lower=None, upper=None, lower_open: bool = Fa
 
 def parse_load(text, name: str = "--rho") -> Fraction:
     """A load ``rho > 0`` read exactly: ``1.5``, ``3/2``, ``1e-3``. ``nan``, ``inf``, ``0`` and
-    negative values are rejected."""
+    negative values are rejected.
+
+    Parameters
+    ----------
+    text : str
+        The value as typed.
+    name : str, optional
+        The option, for the message.
+
+    Returns
+    -------
+    fractions.Fraction
+
+    Raises
+    ------
+    CliError
+        When the value is not a finite real number > 0 (or is out of :func:`parse_real`'s range).
+    """
     s = str(text).strip()
     low = s.lower()
     if low in ("nan", "+nan", "-nan") or "inf" in low:
@@ -375,14 +692,65 @@ def parse_load(text, name: str = "--rho") -> Fraction:
 
 
 def parse_dps(text, name: str = "--dps") -> int:
+    """A precision option: an integer number of decimal digits in ``[5, 100000]`` (:func:`parse_int`).
+
+    Parameters
+    ----------
+    text, name : str
+        As in :func:`parse_int` (the option defaults to ``--dps``).
+
+    Returns
+    -------
+    int
+        The number of digits.
+
+    Raises
+    ------
+    CliError
+        When the value is not an integer in ``[5, 100000]``.
+    """
     return parse_int(text, name, min_value=5, max_value=100_000)
 
 
 def parse_seed(text, name: str = "--seed") -> int:
+    """A random seed: an integer in ``[0, 2**128 - 1]`` (:func:`parse_int`).
+
+    Parameters
+    ----------
+    text, name : str
+        The value as typed and the option (default ``--seed``), as in :func:`parse_int`.
+
+    Returns
+    -------
+    int
+        The seed.
+
+    Raises
+    ------
+    CliError
+        Outside ``[0, 2**128 - 1]`` or not an integer.
+    """
     return parse_int(text, name, min_value=0, max_value=2 ** 128 - 1)
 
 
 def parse_events(text, name: str = "--events") -> int:
+    """A number of simulated events: an integer in ``[1, 10**13]`` (:func:`parse_int`).
+
+    Parameters
+    ----------
+    text, name : str
+        As in :func:`parse_int` (the option defaults to ``--events``).
+
+    Returns
+    -------
+    int
+        The number of events, at least 1.
+
+    Raises
+    ------
+    CliError
+        Outside ``[1, 10**13]`` or not an integer.
+    """
     return parse_int(text, name, min_value=1, max_value=10 ** 13)
 
 
@@ -417,7 +785,35 @@ def _eval_int_expr(text: str, name: str, d: int | None) -> int:
 def parse_range(text, name: str, *, d: int | None = None, min_value: int = 1, max_value: int | None = None,
                 max_count: int = 100_000) -> list:
     """Inclusive integer ranges: ``1:10`` -> 1..10, ``1:10:3`` -> 1, 4, 7, 10, ``2,5,7`` -> a list,
-    ``4`` -> [4]. With ``d`` given, endpoints may be expressions in ``d`` (``d+1:d+2``)."""
+    ``4`` -> [4]. With ``d`` given, endpoints may be expressions in ``d`` (``d+1:d+2``).
+
+    Parameters
+    ----------
+    text : str
+        The ranges as typed, comma-separated ``A``, ``A:B`` or ``A:B:STEP`` (inclusive).
+    name : str
+        The option, for the message.
+    d : int, optional
+        The value of ``d`` in endpoint expressions (integers, ``d``, ``+``, ``-``, ``*``); without
+        it, ``d`` is refused.
+    min_value : int, optional
+        Smallest accepted value.
+    max_value : int, optional
+        Largest accepted value (``None``: no upper bound).
+    max_count : int, optional
+        Most values the ranges may produce.
+
+    Returns
+    -------
+    list of int
+        The values in the order given, duplicates removed.
+
+    Raises
+    ------
+    CliError
+        For an empty or unreadable range, a step below 1, an empty ``A:B`` (``B < A``), more than
+        ``max_count`` values or a value out of range.
+    """
     s = str(text).strip()
     if not s:
         raise CliError(f"{name} must be a range such as 1:10, got an empty string")
@@ -448,6 +844,20 @@ def parse_range(text, name: str, *, d: int | None = None, min_value: int = 1, ma
 
 
 def fmt_number(x, dps: int) -> str:
+    """A number for the text output, with ``dps`` significant digits.
+
+    Parameters
+    ----------
+    x : number
+        The value (anything ``mpmath.nstr`` accepts).
+    dps : int
+        Significant digits shown.
+
+    Returns
+    -------
+    str
+        Fixed-point notation for magnitudes from ``1e-5`` to ``1e8``, scientific notation otherwise.
+    """
     import mpmath
     return mpmath.nstr(x, dps, min_fixed=-5, max_fixed=8)
 
@@ -458,7 +868,21 @@ def fmt_number(x, dps: int) -> str:
 
 def name_option(message: str, parser: argparse.ArgumentParser | None) -> str:
     """Name the option in a library message that starts with an argument name: ``rho must be ...``
-    becomes ``--rho must be ...`` (positional arguments keep their name)."""
+    becomes ``--rho must be ...`` (positional arguments keep their name).
+
+    Parameters
+    ----------
+    message : str
+        The library's error message.
+    parser : argparse.ArgumentParser or None
+        The parser of the command; ``None`` leaves the message unchanged.
+
+    Returns
+    -------
+    str
+        The message with its leading argument name replaced by the visible option storing to that
+        name (or ``--name`` / ``--na-me`` if the parser knows it); unchanged otherwise.
+    """
     if parser is None or message.startswith("-"):
         return message
     m = re.match(r"^([A-Za-z_][A-Za-z_0-9]*)(\[\d+\])?(?=[\s:=,])", message)

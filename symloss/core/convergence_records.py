@@ -54,7 +54,7 @@ class _NotApplicable(Exception):
 class ConditionResult:
     """One condition of the certificate.
 
-    Attributes
+    Parameters
     ----------
     name : str
         ``"a"``, ``"b"`` or ``"c"``.
@@ -84,7 +84,7 @@ class ConditionResult:
 class GlobalConvergenceResult:
     """The answer of :func:`certify_global_convergence`.
 
-    Attributes
+    Parameters
     ----------
     status : str
         ``"PROVED"`` (all three conditions certified), ``"FAILED"`` (a condition fails: exact witness;

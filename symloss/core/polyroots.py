@@ -198,7 +198,7 @@ def sturm_count(p, lo, hi) -> int:
 class RealRoot:
     """One real root of an integer polynomial, isolated exactly (:func:`isolate_real_roots`).
 
-    Attributes
+    Parameters
     ----------
     lo, hi : Fraction
         Closed isolating interval (``lo == hi`` exactly when the root is rational, and then it is

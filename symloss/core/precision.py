@@ -55,7 +55,28 @@ class PrecisionError(ArithmeticError):
 
 
 def check_dps(dps, name: str = "dps") -> int:
-    """Validate a requested number of decimal digits and return it as ``int``."""
+    """Validate a requested number of decimal digits and return it as ``int``.
+
+    Parameters
+    ----------
+    dps : int
+        The requested number of significant decimal digits; an integer (not a ``bool``) in
+        ``[MIN_DPS, MAX_DPS]`` = ``[5, 100000]``.
+    name : str, optional
+        The argument name used in the error message.
+
+    Returns
+    -------
+    int
+        ``dps`` as a plain ``int``.
+
+    Raises
+    ------
+    TypeError
+        When ``dps`` is not an integer (a ``bool`` is refused).
+    ValueError
+        When ``dps`` lies outside ``[MIN_DPS, MAX_DPS]``.
+    """
     if isinstance(dps, bool) or not isinstance(dps, numbers.Integral):
         raise TypeError(f"{name} must be an integer in [{MIN_DPS}, {MAX_DPS}], got {dps!r}")
     dps = int(dps)
@@ -65,7 +86,18 @@ def check_dps(dps, name: str = "dps") -> int:
 
 
 def dps_to_prec(dps: int) -> int:
-    """Binary precision (bits) carrying ``dps`` decimal digits."""
+    """Binary precision (bits) carrying ``dps`` decimal digits.
+
+    Parameters
+    ----------
+    dps : int
+        Number of decimal digits.
+
+    Returns
+    -------
+    int
+        ``ceil(dps * log2(10)) + 4`` bits (four guard bits).
+    """
     return int(math.ceil(dps * 3.321928094887362)) + 4
 
 
@@ -74,6 +106,18 @@ def working(dps: int, guard: int = GUARD_DPS) -> Iterator[int]:
     """Context: mpmath works at ``dps + guard`` digits; yields the working dps.
 
     The previous global precision is restored on exit, also when an exception escapes.
+
+    Parameters
+    ----------
+    dps : int
+        The number of digits the caller will return.
+    guard : int, optional
+        Guard digits added inside the context (default :data:`GUARD_DPS`).
+
+    Yields
+    ------
+    int
+        The working precision ``dps + guard`` in decimal digits.
     """
     w = dps + guard
     with mpmath.workdps(w):
@@ -81,7 +125,21 @@ def working(dps: int, guard: int = GUARD_DPS) -> Iterator[int]:
 
 
 def rounded(x, dps: int):
-    """Round an mpmath number (or anything mpmath converts) to ``dps`` significant digits."""
+    """Round an mpmath number (or anything mpmath converts) to ``dps`` significant digits.
+
+    Parameters
+    ----------
+    x : mpmath.mpf, mpmath.mpc or number
+        The value to round; a complex value (anything with an ``imag`` part other than the real
+        scalar types) is rounded as an ``mpc``.
+    dps : int
+        Number of significant decimal digits to keep.
+
+    Returns
+    -------
+    mpmath.mpf or mpmath.mpc
+        ``x`` rounded to nearest at ``dps`` digits.
+    """
     with mpmath.workdps(dps):
         if isinstance(x, (mpmath.mpc,)) or (hasattr(x, "imag") and not isinstance(x, (int, float, Fraction, mpmath.mpf))):
             return +mpmath.mpmathify(x)
@@ -92,9 +150,30 @@ def agree_at_two_precisions(compute: Callable[[int], object], dps: int, *, guard
                             what: str = "result"):
     """Evaluate ``compute(work_dps)`` at ``dps + guard`` and ``dps + 2*guard`` digits.
 
-    Returns the higher-precision value rounded to ``dps`` digits when the two agree to ``dps + 2``
-    significant digits (a zero must be zero at both); raises :class:`PrecisionError` otherwise.
-    ``compute`` may return an mpf or a sequence of mpf (compared elementwise).
+    The two values must agree to ``dps + 2`` significant digits (a zero must be zero at both).
+
+    Parameters
+    ----------
+    compute : callable
+        ``compute(work_dps)`` evaluates the result at ``work_dps`` decimal digits; it may return an
+        mpf or a list/tuple of mpf (compared elementwise).
+    dps : int
+        The number of digits claimed for the result.
+    guard : int, optional
+        Guard digits: the evaluations run at ``dps + guard`` and ``dps + 2*guard`` digits.
+    what : str, optional
+        What is computed, for the error message.
+
+    Returns
+    -------
+    mpmath.mpf or list or tuple
+        The higher-precision value rounded to ``dps`` digits (a sequence of the same type as
+        ``compute`` returned, rounded elementwise).
+
+    Raises
+    ------
+    PrecisionError
+        When the two evaluations disagree (or one is zero and the other is not).
     """
     lo = compute(dps + guard)
     hi = compute(dps + 2 * guard)
@@ -196,7 +275,18 @@ def raise_precision(attempt: Callable[[int], tuple], prec: int, *, what: str, ma
 
 @contextlib.contextmanager
 def flint_prec(prec: int) -> Iterator[None]:
-    """Context: python-flint arithmetic at ``prec`` bits; restores the previous setting."""
+    """Context: python-flint arithmetic at ``prec`` bits; restores the previous setting.
+
+    Parameters
+    ----------
+    prec : int
+        Working precision of python-flint (``flint.ctx.prec``) in bits inside the context; the
+        previous value is restored on exit, also when an exception escapes.
+
+    Yields
+    ------
+    None
+    """
     old = flint_ctx.prec
     flint_ctx.prec = int(prec)
     try:
@@ -206,16 +296,45 @@ def flint_prec(prec: int) -> Iterator[None]:
 
 
 def mpf_to_str(x) -> str:
-    """Decimal string of an mpf with every digit its mantissa carries (not the ambient ``mp.dps``)."""
+    """Decimal string of an mpf with every digit its mantissa carries (not the ambient ``mp.dps``).
+
+    Parameters
+    ----------
+    x : mpmath.mpf or number
+        The value; a non-mpf is converted with ``mpmath.mpf`` at the current precision.
+
+    Returns
+    -------
+    str
+        ``x`` printed with ``max(15, bits * log10(2) + 1)`` significant digits, trailing zeros
+        stripped.
+    """
     x = mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x
     bc = x._mpf_[3]
     return mpmath.nstr(x, max(15, int(bc * 0.3010299956639812) + 1), strip_zeros=True)
 
 
 def to_mpf(x):
-    """Convert an accepted real scalar (see :mod:`symloss.core.validation`: int, float, Fraction, mpf,
-    Decimal, numpy and flint numbers, SymPy numbers, decimal strings) to mpf at the current mpmath
-    precision (one rounding, to nearest)."""
+    """Convert an accepted real scalar to mpf at the current mpmath precision (one rounding, to nearest).
+
+    Parameters
+    ----------
+    x : number or str
+        A real scalar of a type :mod:`symloss.core.validation` accepts: int, float, Fraction, mpf,
+        Decimal, numpy and flint numbers, SymPy numbers, decimal strings. An ``arb`` ball gives its
+        exact midpoint (:func:`arb_to_mpf`).
+
+    Returns
+    -------
+    mpmath.mpf
+        The value rounded to the current ``mpmath.mp`` precision.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When ``x`` is not an accepted real scalar (raised by
+        :func:`symloss.core.validation.exact_real`).
+    """
     from .validation import exact_real
     if isinstance(x, arb):
         return arb_to_mpf(x)
@@ -243,6 +362,22 @@ def to_arb(x) -> arb:
     returned unchanged. Binary values (floats, mpf, ``numpy.longdouble``) convert exactly; a
     non-dyadic rational (a Fraction, a decimal string) gives a ball of the current flint precision
     enclosing the value.
+
+    Parameters
+    ----------
+    x : number, str or flint.arb
+        The real value to convert.
+
+    Returns
+    -------
+    flint.arb
+        An exact point ball where ``x`` is dyadic, otherwise a ball at the current flint precision
+        containing ``x``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        When ``x`` is not an accepted real scalar, or is not finite.
 
     Examples
     --------
@@ -278,15 +413,39 @@ def to_arb(x) -> arb:
 
 
 def arb_to_mpf(x: arb):
-    """The exact midpoint of an ``arb`` ball as an ``mpmath.mpf`` (no rounding)."""
+    """The exact midpoint of an ``arb`` ball as an ``mpmath.mpf`` (no rounding).
+
+    Parameters
+    ----------
+    x : flint.arb
+        The ball; its radius is ignored.
+
+    Returns
+    -------
+    mpmath.mpf
+        The midpoint, carrying every bit of its mantissa (independent of ``mp.prec``).
+    """
     man, exp = x.mid().man_exp()
     # make_mpf does not round: the mpf carries every bit of the midpoint
     return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
 
 
 def arb_relative_accuracy_ok(x: arb, dps: int) -> bool:
-    """True when the ball ``x`` is finite, excludes zero (or is exactly zero) and its relative
-    radius is below ``10^-(dps+1)``."""
+    """Whether the ball ``x`` determines ``dps`` significant digits.
+
+    Parameters
+    ----------
+    x : flint.arb
+        The ball to test.
+    dps : int
+        Number of decimal digits required.
+
+    Returns
+    -------
+    bool
+        True when ``x`` is finite and either exact, or excludes zero with a relative radius below
+        ``10^-(dps+1)``.
+    """
     if not x.is_finite():
         return False
     if x.is_exact():

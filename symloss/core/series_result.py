@@ -33,7 +33,7 @@ class BlockingSeries(ResultMixin):
     :math:`B(\rho) = \sum_{i=1}^{n} a_i \rho^{k_i} + O(\rho^{k_{n+1}})` with exact rational
     :math:`a_i`; at infinity the exponents :math:`k_i` are :math:`\le 0` and decrease.
 
-    Attributes
+    Parameters
     ----------
     policy : str
         ``"retrial"``, ``"random"``, ``"power"``, ``"jsq"`` (the shipped scalings) or ``"generic"``.

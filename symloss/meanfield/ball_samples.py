@@ -111,6 +111,25 @@ def point_certificate(model, rho, *, prec: int = 160, dps: int = 30) -> dict:
     dps : int, optional
         Digits of the stored log-blocking bracket (``dps + 8`` are stored).
 
+    Returns
+    -------
+    dict
+        The ball sample (JSON data): ``rho``, ``fingerprint``, ``symloss_version``, ``prec``,
+        ``kind`` (``"retrial-theta"``, ``"power-log-s"`` or ``"krawczyk-box"``), the bracket or box
+        of that kind and ``log_blocking``, the decimal bracket ``[lo, hi]`` of ``log B``.
+
+    Raises
+    ------
+    ValueError
+        When ``rho <= 0``.
+    ArithmeticError
+        When the retrial or power-of-d fixed point cannot be bracketed (or, for power-of-d, has no
+        float start at this load); :class:`~symloss.PrecisionError` (an ``ArithmeticError``) when
+        no Krawczyk box is found for another model.
+
+    Notes
+    -----
+    What is stored depends on the model:
 
     * retrial-of-d (binding checked): a bracket ``[theta_lo, theta_hi]`` of exact rationals with
       :math:`F(\theta_{lo}) < 0 < F(\theta_{hi})`, ``a = rho (1 + theta)`` (the retrial fixed point
@@ -207,9 +226,7 @@ def _exact_dyadic(x: arb) -> str:
 
 def verify_point_certificate(rec: dict, model):
     """Re-check a ball sample of :func:`point_certificate` from its stored bracket (or box) and the
-    model's own equations; returns the verified ``(log_B_lo, log_B_hi)`` as Fractions. Raises
-    ``ValueError`` on any mismatch (another definition, a wrong bracket, a bound that does not
-    hold).
+    model's own equations.
 
     Parameters
     ----------
@@ -217,6 +234,16 @@ def verify_point_certificate(rec: dict, model):
         A ball sample of :func:`point_certificate` (JSON data).
     model : MeanFieldModel
         The model it claims to sample.
+
+    Returns
+    -------
+    tuple of fractions.Fraction
+        The verified ``(log_B_lo, log_B_hi)``.
+
+    Raises
+    ------
+    ValueError
+        On any mismatch (another definition, a wrong bracket, a bound that does not hold).
     """
     if rec.get("fingerprint") != model.fingerprint():
         raise ValueError("the ball sample was made from another model definition (fingerprint differs)")

@@ -17,6 +17,19 @@ def parse_q(s) -> Fraction:
     ----------
     s : str, int or Fraction
         The stored rational.
+
+    Returns
+    -------
+    fractions.Fraction
+        The value (a Fraction is returned unchanged).
+
+    Raises
+    ------
+    TypeError
+        When ``s`` is not a string, an int or a Fraction (a ``bool`` is refused).
+    ValueError
+        When the string holds anything but digits, ``-`` and ``/`` (a float such as ``"0.5"`` is
+        refused), or is empty.
     """
     if isinstance(s, Fraction):
         return s
@@ -50,7 +63,13 @@ def q_arb(x) -> arb:
     Parameters
     ----------
     x : rational
-        The value (converted exactly to a Fraction).
+        The value, as in :func:`q_str`.
+
+    Returns
+    -------
+    flint.arb
+        An exact point ball where ``x`` is dyadic, otherwise a ball at the current flint precision
+        containing ``x``.
     """
     x = Fraction(x)
     return arb(fmpq(x.numerator, x.denominator))
@@ -65,6 +84,11 @@ def ball_str(x: arb, digits: int = 20) -> str:
         The ball.
     digits : int, optional
         Significant digits of the midpoint.
+
+    Returns
+    -------
+    str
+        The text ``"mid +/- rad"`` (python-flint's ``radius=True, more=True`` form).
     """
     return x.str(digits, radius=True, more=True)
 
@@ -136,9 +160,15 @@ def dec_down(x: arb, digits: int) -> str:
     Parameters
     ----------
     x : flint.arb
-        The ball.
+        The ball, bounded from below.
     digits : int
         Significant digits.
+
+    Returns
+    -------
+    str
+        The lower end point ``mid - rad`` rounded down to ``digits`` significant digits, in
+        fixed-point notation.
     """
     return _dec(_ball_ends(x)[0], digits, down=True)
 
@@ -153,6 +183,11 @@ def dec_up(x: arb, digits: int) -> str:
         The ball, bounded from above.
     digits : int
         Significant digits of the bound.
+
+    Returns
+    -------
+    str
+        The upper end point ``mid + rad`` rounded up, in fixed-point notation.
     """
     return _dec(_ball_ends(x)[1], digits, down=False)
 

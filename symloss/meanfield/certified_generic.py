@@ -181,6 +181,9 @@ def generic_comparison(model_a, model_b, *, dps: int = 30, prec: int = _PREC, K_
         blockings' exact series differ, up to ``K_end_max`` terms (at most 64).
     rho_range : (Fraction, Fraction or None)
         First junction loads of the end pieces (moved outwards when an end piece fails).
+    t0 : float, optional
+        ``time.perf_counter()`` at the start of the whole computation (the caller's, when it did
+        work first); the result's ``seconds`` is measured from it. Default: now.
 
     Returns
     -------

@@ -39,6 +39,13 @@ class Crossing:
     sign_after: int
 
     def to_dict(self) -> dict:
+        """Plain data, as stored in a certificate's ``crossing_intervals``.
+
+        Returns
+        -------
+        dict
+            ``{"rho": [rho_lo, rho_hi], "sign_after": sign_after}``.
+        """
         return {"rho": [self.rho_lo, self.rho_hi], "sign_after": self.sign_after}
 
 
@@ -103,6 +110,13 @@ class CertifiedComparison(ResultMixin):
         return self.count == 0 and self.sign_at_zero == sign
 
     def to_dict(self) -> dict:
+        """Plain data: every field except ``certificate`` (crossings as :meth:`Crossing.to_dict`,
+        ``seconds`` rounded to 0.1 ms).
+
+        Returns
+        -------
+        dict
+        """
         return {"models": list(self.models), "pieces": self.pieces, "crossings": [c.to_dict() for c in self.crossings],
                 "count": self.count, "sign_at_zero": self.sign_at_zero, "sign_at_infinity": self.sign_at_infinity,
                 "threshold": self.threshold, "method": self.method, "seconds": round(self.seconds, 4)}

@@ -329,6 +329,12 @@ def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction, *, _em=None, _x
         Order of the exact series.
     t_hi : Fraction
         The remainder is certified for ``t in [0, t_hi]``.
+    _em : optional
+        Internal: the end model of an earlier call at the same end (reused instead of rebuilt;
+        ``x_guess`` is then ignored).
+    _xs : list, optional
+        Internal: exact series of the branch from an earlier call (reused when their degree does
+        not exceed ``K``).
 
     Returns
     -------
@@ -339,7 +345,8 @@ def end_branch(model, end: str, x_guess, K: int, t_hi: Fraction, *, _em=None, _x
     Raises
     ------
     ValueError
-        When the limit state is not rational or not regular, or no Krawczyk box is found.
+        When the limit state is not rational or not regular, no Krawczyk box is found, or the
+        series given as ``_xs`` exceed the order ``K``.
     """
     em = _EndModel(model, end, x_guess) if _em is None else _em
     if _xs is not None and any(x.degree() > K for x in _xs):

@@ -70,6 +70,11 @@ def psi_point(C: int, d: int, dt: int, a: arb) -> arb:
         Capacity, samples of power-of-d, attempts of retrial-of-dt.
     a : flint.arb
         Retrial per-server load (a ball).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing :math:`\\Psi(a)` for every point of ``a``.
     """
     p = erlang_ball(C, a)
     return _psi_formula(C, d, dt, p, 1 / a, _arb_pow)
@@ -86,6 +91,11 @@ def rho_of_a(C: int, dt: int, a: arb) -> arb:
         Attempts of retrial-of-dt.
     a : flint.arb
         Retrial per-server load (a ball).
+
+    Returns
+    -------
+    flint.arb
+        A ball containing :math:`\\rho(a)`, with :math:`\\sigma(p) = 1 + p + \\dots + p^{\\tilde d - 1}`.
     """
     p = erlang_ball(C, a)
     sig = arb(0)
@@ -123,14 +133,18 @@ def psi_mixed(C: int, d: int, dt: int, a0: arb, a1: arb):
         Capacity, samples of power-of-d, attempts of retrial-of-dt.
     a0, a1 : flint.arb
         End points of the cell of ``a``.
+
+    Returns
+    -------
+    tuple of flint.arb
+        ``(L, U)``: balls whose lower end of ``L`` and upper end of ``U`` bound :math:`\\Psi` on the cell.
     """
     return _w1_mixed(C, d, dt, a0, a1), _w1_mixed(C, d, dt, a1, a0)
 
 
 def psi_tm(C: int, d: int, dt: int, a0, a1, K: int, *, dual: bool = False):
     """Taylor model of order ``K`` of :math:`\\Psi` on ``[a0, a1]`` (exact rationals), or of
-    :math:`(\\Psi, \\Psi')` with ``dual=True``. Raises ``ValueError``/``ZeroDivisionError`` when a
-    ball leaves a function's domain (a too wide cell: bisect).
+    :math:`(\\Psi, \\Psi')` with ``dual=True``.
 
     Parameters
     ----------
@@ -142,6 +156,17 @@ def psi_tm(C: int, d: int, dt: int, a0, a1, K: int, *, dual: bool = False):
         Order of the Taylor model.
     dual : bool, optional
         Also the Taylor model of the derivative.
+
+    Returns
+    -------
+    BallTM or DualBallTM
+        The model on ``m + [-h, h]`` with ``m, h`` the cell's midpoint and half-width (a
+        :class:`~symloss.meanfield.taylor.DualBallTM` with ``dual=True``).
+
+    Raises
+    ------
+    ValueError, ZeroDivisionError
+        When a ball leaves a function's domain or the model is not finite (a too wide cell: bisect).
     """
     a0, a1 = Fraction(a0), Fraction(a1)
     m, h = q_arb((a0 + a1) / 2), q_arb((a1 - a0) / 2)
@@ -175,6 +200,16 @@ def large_end_tm(C: int, d: int, dt: int, a_hi, K: int) -> ExactTM:
         Start of the large-load end piece.
     K : int
         Order of the Taylor model.
+
+    Returns
+    -------
+    ExactTM
+        The model on ``[0, 1/a_hi]`` with exact coefficients and a ball remainder.
+
+    Raises
+    ------
+    ValueError
+        When the remainder is not finite (``a_hi`` too small).
     """
     a_hi = Fraction(a_hi)
     h = q_arb(1 / a_hi)
@@ -191,8 +226,7 @@ def large_end_tm(C: int, d: int, dt: int, a_hi, K: int) -> ExactTM:
 
 def small_end_bound(C: int, d: int, dt: int, a_lo) -> dict:
     """Enclosure of :math:`D(\\rho) = \\log B_{ret}(\\tilde d) - \\log B_{pod}(d)` on
-    :math:`(0, \\rho(a_{lo})]` as ``Delta_e log(rho) + [lo, hi]`` (module docstring). Returns a dict
-    with ``sign`` (+1, -1 or 0 if undecided) and the ball data.
+    :math:`(0, \\rho(a_{lo})]` as ``Delta_e log(rho) + [lo, hi]`` (module docstring).
 
     Parameters
     ----------
@@ -200,6 +234,13 @@ def small_end_bound(C: int, d: int, dt: int, a_lo) -> dict:
         Capacity, samples of power-of-d, attempts of retrial-of-dt.
     a_lo : Fraction
         End of the small-load end piece (exact).
+
+    Returns
+    -------
+    dict
+        ``sign`` (+1 or -1 when :math:`D` has that sign on the whole end piece, 0 if undecided) and
+        the ball data as text: ``a_lo``, ``rho_lo``, the exponents ``exponent_retrial`` and
+        ``exponent_power``, ``constant``, ``ret_remainder``, ``power_remainder`` and ``bound``.
     """
     a_lo = Fraction(a_lo)
     A = q_arb(a_lo)

@@ -30,6 +30,10 @@ at the exact midpoint :math:`x_0` of the argument's constant coefficient, with t
 :math:`g^{(K+1)}(\xi)/(K+1)!\,y^{K+1}` bounded by the ``arb_series`` coefficient of :math:`g` on the
 ball that contains every value of the argument.
 
+The module is over 700 lines only because every method carries a full numpydoc docstring (the code
+is about 350 lines, one subject: the three Taylor-model types and their arithmetic), so it is kept in
+one piece.
+
 References
 ----------
 K. Makino, M. Berz, "Taylor models and other validated functional inclusion methods", Int. J. Pure
@@ -52,7 +56,18 @@ def _upper(x: arb) -> arb:
 @contextlib.contextmanager
 def series_cap(n: int):
     """python-flint truncates every ``arb_series`` result at the global ``ctx.cap`` (10 by default),
-    whatever the requested length: raise it to at least ``n`` for the duration."""
+    whatever the requested length: raise it to at least ``n`` for the duration.
+
+    Parameters
+    ----------
+    n : int
+        The number of series terms needed inside the context; ``ctx.cap`` becomes
+        ``max(ctx.cap, n)`` and is restored on exit.
+
+    Yields
+    ------
+    None
+    """
     old = ctx.cap
     ctx.cap = max(old, int(n))
     try:
@@ -62,8 +77,27 @@ def series_cap(n: int):
 
 
 def series_coeffs(s: arb_series, n: int) -> list:
-    """The first ``n`` coefficients of an ``arb_series`` (zero-padded); raises when the series was
-    truncated below ``n`` terms (a missing coefficient is not zero)."""
+    """The first ``n`` coefficients of an ``arb_series`` (zero-padded).
+
+    Parameters
+    ----------
+    s : flint.arb_series
+        The series.
+    n : int
+        The number of coefficients wanted.
+
+    Returns
+    -------
+    list of flint.arb
+        ``n`` coefficients; trailing coefficients python-flint dropped because they are zero are
+        padded with ``arb(0)``.
+
+    Raises
+    ------
+    ValueError
+        When the series is known to fewer than ``n`` terms (``s.prec < n``): a missing coefficient
+        is not zero (raise the cap with :func:`series_cap`).
+    """
     if s.prec < n:
         raise ValueError(f"series known to {s.prec} terms only, {n} needed (raise the series cap)")
     cs = list(s.coeffs())[:n]
@@ -92,8 +126,19 @@ def _dg_coeffs(cs: list) -> list:
 class BallTM:
     """Taylor model ``f(m + tau) in P(tau) + [-r, r]`` for ``|tau| <= h`` (see the module docstring).
 
-    ``c``: list of ``K + 1`` arb coefficients, ``r``: arb (its upper bound is used), ``h``: exact
-    positive arb, ``K``: order."""
+    Parameters
+    ----------
+    c : sequence of flint.arb
+        Coefficients of ``P`` in powers of ``tau``; truncated or zero-padded to ``K + 1`` entries.
+    r : flint.arb
+        Remainder bound (its upper bound is used).
+    h : flint.arb
+        Half-width of the interval, an exact positive ball.
+    K : int
+        Order of the model.
+    hb : flint.arb, optional
+        The ball ``[-h, h]``, passed on by derived models to avoid rebuilding it.
+    """
     __slots__ = ("K", "_hb", "c", "h", "r")
 
     def __init__(self, c, r, h, K, hb=None):
@@ -109,18 +154,69 @@ class BallTM:
     # ---- construction -------------------------------------------------------------------------
     @classmethod
     def var(cls, m: arb, h: arb, K: int) -> BallTM:
-        """The identity ``f(m + tau) = m + tau``."""
+        """The identity ``f(m + tau) = m + tau``.
+
+        Parameters
+        ----------
+        m : flint.arb
+            Midpoint of the interval.
+        h : flint.arb
+            Half-width of the interval (exact, positive).
+        K : int
+            Order of the model.
+
+        Returns
+        -------
+        BallTM
+            The model with polynomial ``m + tau`` and remainder 0.
+        """
         return cls([m, arb(1)], arb(0), h, K)
 
     def like(self, c, r) -> BallTM:
+        """A model on the same interval and of the same order with new coefficients and remainder.
+
+        Parameters
+        ----------
+        c : sequence of flint.arb
+            Coefficients of the new polynomial part.
+        r : flint.arb
+            Remainder bound of the new model.
+
+        Returns
+        -------
+        BallTM
+        """
         return BallTM(c, r, self.h, self.K, self._hb)
 
     def const(self, v) -> BallTM:
+        """The constant ``v`` as a model on the same interval.
+
+        Parameters
+        ----------
+        v : flint.arb or number
+            The constant (converted with ``arb``).
+
+        Returns
+        -------
+        BallTM
+            Polynomial ``v``, remainder 0.
+        """
         return self.like([v if isinstance(v, arb) else arb(v)], arb(0))
 
     # ---- bounds ---------------------------------------------------------------------------------
     def poly_bound(self, start: int = 0) -> arb:
-        """Upper bound of ``|sum_{n >= start} c_n tau^n|`` on ``|tau| <= h``."""
+        """Upper bound of ``|sum_{n >= start} c_n tau^n|`` on ``|tau| <= h``.
+
+        Parameters
+        ----------
+        start : int, optional
+            The lowest power included (0: the whole polynomial part).
+
+        Returns
+        -------
+        flint.arb
+            An exact ball ``[u, u]`` with ``u`` at least that absolute value.
+        """
         cs = self.c[start:]
         if not cs:
             return arb(0)
@@ -130,11 +226,23 @@ class BallTM:
         return _upper(v)
 
     def enclosure(self) -> arb:
-        """A ball containing ``f`` on the whole interval."""
+        """A ball containing ``f`` on the whole interval.
+
+        Returns
+        -------
+        flint.arb
+            ``c_0 +- (poly_bound(1) + r)``.
+        """
         return self.c[0] + arb(0, 1) * (self.poly_bound(1) + self.r).upper()
 
     def deviation(self) -> arb:
-        """Upper bound of ``|f(m + tau) - c_0|`` on the interval."""
+        """Upper bound of ``|f(m + tau) - c_0|`` on the interval.
+
+        Returns
+        -------
+        flint.arb
+            An exact ball ``[u, u]`` with ``u >= poly_bound(1) + r``.
+        """
         return _upper(self.poly_bound(1) + self.r)
 
     # ---- arithmetic ---------------------------------------------------------------------------
@@ -173,8 +281,23 @@ class BallTM:
     __rmul__ = __mul__
 
     def compose(self, g) -> BallTM:
-        """``g(self)``; ``g(x, n)`` returns the first ``n`` Taylor coefficients of ``g`` at the ball
-        ``x`` (valid for every point of the ball)."""
+        """``g(self)``: compose an analytic function with the model.
+
+        ``g`` is expanded at the exact midpoint ``x0`` of the constant coefficient; the Lagrange
+        remainder uses the coefficient of order ``K + 1`` on the ball holding every value of
+        ``self``.
+
+        Parameters
+        ----------
+        g : callable
+            ``g(x, n)`` returns the first ``n`` Taylor coefficients of ``g`` at the ball ``x``
+            (valid for every point of the ball).
+
+        Returns
+        -------
+        BallTM
+            A model of ``g(f)`` on the same interval and of the same order.
+        """
         K = self.K
         x0 = arb(self.c[0].mid())
         y = self - x0
@@ -188,10 +311,26 @@ class BallTM:
         return res
 
     def inv(self) -> BallTM:
+        """``1 / self`` (the argument must stay away from 0 on the interval).
+
+        Returns
+        -------
+        BallTM
+        """
         return self.compose(_g_inv)
 
     def pow(self, q) -> BallTM:
-        """``self ** q`` for a rational ``q`` (the argument must stay positive)."""
+        """``self ** q`` for a rational ``q`` (the argument must stay positive).
+
+        Parameters
+        ----------
+        q : int, fractions.Fraction or flint.fmpq
+            The exponent (converted with ``fmpq``).
+
+        Returns
+        -------
+        BallTM
+        """
         q = fmpq(q)
         qa = arb(q)
         return self.compose(lambda x, n: _g_pow(x, n, qa))
@@ -206,9 +345,25 @@ class BallTM:
 
 
 def analytic_tm(f, m: arb, h: arb, K: int) -> BallTM:
-    r"""Taylor model of an analytic function given by its Taylor coefficients: ``f(x, n)`` returns
-    the first ``n`` coefficients at the ball ``x``. Remainder: Lagrange,
-    :math:`|f^{(K+1)}(\xi)/(K+1)!|\,h^{K+1}` with the coefficient bounded on the ball ``m +- h``."""
+    r"""Taylor model of an analytic function given by its Taylor coefficients.
+
+    Remainder: Lagrange, :math:`|f^{(K+1)}(\xi)/(K+1)!|\,h^{K+1}` with the coefficient bounded on
+    the ball ``m +- h``.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x, n)`` returns the first ``n`` Taylor coefficients of the function at the ball ``x``.
+    m, h : flint.arb
+        The interval ``m + [-h, h]`` (as in :meth:`BallTM.var`).
+    K : int
+        Order of the model.
+
+    Returns
+    -------
+    BallTM
+        The model ``f(m + tau) in P(tau) + [-r, r]`` on ``|tau| <= h``.
+    """
     cs = f(m, K + 1)
     G = f(m + arb(0, 1) * h, K + 2)[K + 1]
     return BallTM(cs[:K + 1], _upper(G) * h ** (K + 1), h, K)
@@ -219,7 +374,15 @@ def analytic_tm(f, m: arb, h: arb, K: int) -> BallTM:
 # ==================================================================================================
 
 class DualBallTM:
-    """A pair (Taylor model of ``f``, Taylor model of ``f'``) on the same interval."""
+    """A pair (Taylor model of ``f``, Taylor model of ``f'``) on the same interval.
+
+    Parameters
+    ----------
+    v : BallTM
+        Model of the function.
+    d : BallTM
+        Model of its derivative, on the same interval and of the same order.
+    """
     __slots__ = ("d", "v")
 
     def __init__(self, v: BallTM, d: BallTM):
@@ -228,17 +391,52 @@ class DualBallTM:
 
     @classmethod
     def var(cls, m, h, K):
+        """The identity ``x = m + tau`` and its derivative 1.
+
+        Parameters
+        ----------
+        m, h, K
+            Interval ``m + [-h, h]`` and order, as in :meth:`BallTM.var`.
+
+        Returns
+        -------
+        DualBallTM
+        """
         v = BallTM.var(m, h, K)
         return cls(v, v.const(1))
 
     @classmethod
     def from_analytic(cls, f, m, h, K):
-        """``f(x, n)`` Taylor coefficients; the derivative's model is built from ``f(x, n + 1)``."""
+        """Value and derivative models of an analytic function (see :func:`analytic_tm`).
+
+        Parameters
+        ----------
+        f : callable
+            ``f(x, n)`` returns the first ``n`` Taylor coefficients at the ball ``x``; the
+            derivative's model is built from ``f(x, n + 1)``.
+        m, h, K
+            Interval ``m + [-h, h]`` and order, as in :meth:`BallTM.var`.
+
+        Returns
+        -------
+        DualBallTM
+        """
         v = analytic_tm(f, m, h, K)
         d = analytic_tm(lambda x, n: _dg_coeffs(f(x, n + 1)), m, h, K)
         return cls(v, d)
 
     def const(self, v):
+        """The constant ``v`` (derivative 0) on the same interval.
+
+        Parameters
+        ----------
+        v : flint.arb or number
+            The constant.
+
+        Returns
+        -------
+        DualBallTM
+        """
         return DualBallTM(self.v.const(v), self.v.const(0))
 
     def __add__(self, o):
@@ -270,9 +468,26 @@ class DualBallTM:
         return DualBallTM(gv, dg * self.d)
 
     def inv(self):
+        """``1 / f`` with derivative ``-f' / f**2`` (``f`` must stay away from 0).
+
+        Returns
+        -------
+        DualBallTM
+        """
         return self._compose(_g_inv)
 
     def pow(self, q):
+        """``f ** q`` with derivative ``q f**(q-1) f'`` (``f`` must stay positive).
+
+        Parameters
+        ----------
+        q : int, fractions.Fraction or flint.fmpq
+            Rational exponent.
+
+        Returns
+        -------
+        DualBallTM
+        """
         qa = arb(fmpq(q))
         return self._compose(lambda x, n: _g_pow(x, n, qa))
 
@@ -300,7 +515,21 @@ def _binomial_series(q: fmpq, n: int) -> list:
 
 
 class ExactTM:
-    """``f(tau) in sum_{n<=K} c_n tau^n + tau^(K+1) R`` for ``0 <= tau <= h`` (module docstring)."""
+    """``f(tau) in sum_{n<=K} c_n tau^n + tau^(K+1) R`` for ``0 <= tau <= h`` (module docstring).
+
+    Parameters
+    ----------
+    c : sequence of rationals
+        Exact coefficients (converted with ``fmpq``), truncated or zero-padded to ``K + 1``.
+    R : flint.arb
+        Ball containing the scaled remainder ``(f(tau) - P(tau)) / tau^(K+1)`` on ``(0, h]``.
+    h : flint.arb
+        Right end of the interval ``[0, h]`` (positive).
+    K : int
+        Order of the model.
+    I : flint.arb, optional
+        The ball ``[0, h]``, passed on by derived models to avoid rebuilding it.
+    """
     __slots__ = ("K", "R", "_I", "c", "h")
 
     def __init__(self, c, R, h, K, I=None):
@@ -315,12 +544,49 @@ class ExactTM:
 
     @classmethod
     def var(cls, h: arb, K: int) -> ExactTM:
+        """The identity ``f(tau) = tau`` on ``[0, h]``.
+
+        Parameters
+        ----------
+        h : flint.arb
+            Right end of the interval.
+        K : int
+            Order of the model.
+
+        Returns
+        -------
+        ExactTM
+        """
         return cls([0, 1], arb(0), h, K)
 
     def like(self, c, R):
+        """A model on the same interval and of the same order with new coefficients and remainder.
+
+        Parameters
+        ----------
+        c : sequence of rationals
+            Exact coefficients of the new model.
+        R : flint.arb
+            Scaled remainder of the new model.
+
+        Returns
+        -------
+        ExactTM
+        """
         return ExactTM(c, R, self.h, self.K, self._I)
 
     def const(self, v):
+        """The exact constant ``v`` on the same interval.
+
+        Parameters
+        ----------
+        v : int, fractions.Fraction or flint.fmpq
+            The constant (converted with ``fmpq``).
+
+        Returns
+        -------
+        ExactTM
+        """
         return self.like([fmpq(v)], arb(0))
 
     def _range(self, cs) -> arb:
@@ -330,7 +596,12 @@ class ExactTM:
         return arb_poly([arb(c) for c in cs])(self._I)
 
     def range(self) -> arb:
-        """Ball enclosing ``f`` on ``[0, h]``."""
+        """Ball enclosing ``f`` on ``[0, h]``.
+
+        Returns
+        -------
+        flint.arb
+        """
         return self._range(self.c) + self._I ** (self.K + 1) * self.R
 
     def __add__(self, o):
@@ -366,8 +637,22 @@ class ExactTM:
     __rmul__ = __mul__
 
     def compose(self, gq, ga) -> ExactTM:
-        """``g(self)``: ``gq(w0, n)`` exact Taylor coefficients of ``g`` at the rational constant term
-        ``w0``, ``ga(x, n)`` arb coefficients at a ball ``x`` (for the Lagrange remainder)."""
+        """``g(self)``: compose a function, expanded exactly at the constant term ``w0``.
+
+        Parameters
+        ----------
+        gq : callable
+            ``gq(w0, n)`` returns the first ``n`` exact (rational) Taylor coefficients of ``g`` at
+            the rational constant term ``w0``.
+        ga : callable
+            ``ga(x, n)`` returns the first ``n`` arb Taylor coefficients of ``g`` at a ball ``x``
+            (for the Lagrange remainder).
+
+        Returns
+        -------
+        ExactTM
+            A model of ``g(f)`` on the same interval and of the same order.
+        """
         K = self.K
         w0 = self.c[0]
         y = self - w0                 # y(0) = 0 exactly: |y / tau| <= Ybar on [0, h]
@@ -382,7 +667,22 @@ class ExactTM:
 
     def pow(self, q) -> ExactTM:
         """``self ** q`` (rational ``q``) for a constant term ``w0 > 0`` whose ``q``-th power is
-        rational (``w0 = 1`` here)."""
+        rational (``w0 = 1`` here).
+
+        Parameters
+        ----------
+        q : int, fractions.Fraction or flint.fmpq
+            Rational exponent.
+
+        Returns
+        -------
+        ExactTM
+
+        Raises
+        ------
+        ValueError
+            When the constant term is not exactly 1.
+        """
         q = fmpq(q)
         qa = arb(q)
 
@@ -393,6 +693,17 @@ class ExactTM:
         return self.compose(gq, lambda x, n: _g_pow(x, n, qa))
 
     def inv(self) -> ExactTM:
+        """``1 / self`` for a non-zero constant term.
+
+        Returns
+        -------
+        ExactTM
+
+        Raises
+        ------
+        ZeroDivisionError
+            When the constant term is exactly 0.
+        """
         def gq(w0, n):
             if w0 == 0:
                 raise ZeroDivisionError("ExactTM.inv of a model with constant term 0")
@@ -405,14 +716,35 @@ class ExactTM:
         return self * (1 / fmpq(o))
 
     def leading(self):
-        """``(m, c_m)``: the lowest exactly non-zero coefficient (``(None, None)`` if all vanish)."""
+        """The lowest exactly non-zero coefficient.
+
+        Returns
+        -------
+        tuple
+            ``(m, c_m)``: its order and value (``(None, None)`` if all vanish).
+        """
         for n, c in enumerate(self.c):
             if c != 0:
                 return n, c
         return None, None
 
     def scaled_range(self, m: int) -> arb:
-        """Ball enclosing ``f(tau) / tau^m`` on ``(0, h]``, for ``m`` with ``c_n = 0`` for ``n < m``."""
+        """Ball enclosing ``f(tau) / tau^m`` on ``(0, h]``.
+
+        Parameters
+        ----------
+        m : int
+            The scaling order; ``c_n = 0`` must hold exactly for ``n < m``.
+
+        Returns
+        -------
+        flint.arb
+
+        Raises
+        ------
+        ValueError
+            When a coefficient below order ``m`` is not exactly 0.
+        """
         if any(c != 0 for c in self.c[:m]):
             raise ValueError(f"coefficients below order {m} do not all vanish")
         return self._range(self.c[m:]) + self._I ** (self.K + 1 - m) * self.R

@@ -10,12 +10,19 @@ The model families (``symloss.meanfield``, ``symloss.finite_n``, ``symloss.twoqu
 (``symloss.core.{model,certify,registry,codegen}``) are checked further: every function and class in the
 ``__all__`` of their modules, every public method of their classes (a method without a docstring of its
 own must override a documented one), and, for their ``symloss.X`` entry points, References and Raises
-sections."""
+sections.
+
+Every non-private module of ``symloss.core``, ``symloss.meanfield`` and ``symloss.erlang`` (found with
+``pkgutil``, so a new module is checked without being listed) gets the same module-by-module check
+(GL08, PR01, PR02, RT01); a module without ``__all__`` is checked on its public names (those not starting
+with ``_``), as ``tests/architecture/rules.py`` counts them. Examples (EX01) are required of the
+functions of the modules listed in ``EXAMPLE_MODULES`` only."""
 from __future__ import annotations
 
 import dataclasses
 import importlib
 import inspect
+import pkgutil
 
 import pytest
 
@@ -27,8 +34,8 @@ import symloss  # noqa: E402
 PHASE2 = ("symloss.meanfield", "symloss.finite_n", "symloss.twoqueue")
 EXTRA_MODULES = ["symloss.plot", "symloss.sweeps", "symloss.core.provenance", "symloss.core.results",
                  "symloss.core.latex"]
-# every module of the model families and of the model API whose __all__ is checked in full
-FAMILY_MODULES = ["symloss.meanfield.models", "symloss.meanfield.compare", "symloss.meanfield.series",
+# every module of the model families and of the model API whose __all__ is checked in full, Examples included
+EXAMPLE_MODULES = ["symloss.meanfield.models", "symloss.meanfield.compare", "symloss.meanfield.series",
                   "symloss.meanfield.elimination", "symloss.meanfield.accelerators",
                   "symloss.finite_n.chain", "symloss.finite_n.common", "symloss.finite_n.exact",
                   "symloss.finite_n.generated", "symloss.finite_n.refined", "symloss.finite_n.simulate",
@@ -38,6 +45,26 @@ FAMILY_MODULES = ["symloss.meanfield.models", "symloss.meanfield.compare", "syml
                   "symloss.twoqueue.derivation", "symloss.twoqueue.series",
                   "symloss.core.model", "symloss.core.certify", "symloss.core.registry", "symloss.core.codegen",
                   "symloss.core.results"]
+# packages every non-private module of which is checked too (GL08, PR01, PR02, RT01; no EX01)
+DISCOVERED_PACKAGES = ("symloss.core", "symloss.meanfield", "symloss.erlang")
+
+
+def _discovered_modules() -> list[str]:
+    """Every module of :data:`DISCOVERED_PACKAGES` (the packages themselves included) with no
+    ``_``-prefixed part in its dotted name."""
+    out = []
+    for info in pkgutil.walk_packages(symloss.__path__, "symloss."):
+        name = info.name
+        if not (name in DISCOVERED_PACKAGES or name.startswith(tuple(p + "." for p in DISCOVERED_PACKAGES))):
+            continue
+        if any(part.startswith("_") for part in name.split(".")[1:]):
+            continue
+        out.append(name)
+    return sorted(out)
+
+
+DISCOVERED_MODULES = _discovered_modules()
+FAMILY_MODULES = EXAMPLE_MODULES + [m for m in DISCOVERED_MODULES if m not in EXAMPLE_MODULES]
 
 
 def _entry_points():
@@ -113,18 +140,29 @@ def _documented_in_a_base(cls, name) -> bool:
     return False
 
 
-def _family_items():
-    """(path, wanted codes) of every function, class and public method of the family modules."""
-    items = {}
+def _public_names(mod) -> list[str]:
+    """``__all__``, or (a module without one) every name of the module not starting with ``_``."""
+    names = getattr(mod, "__all__", None)
+    if names is None:
+        names = [n for n in vars(mod) if not n.startswith("_")]
+    return list(names)
+
+
+def _family_items_by_module():
+    """``{module: [(path, wanted codes)]}`` of every function, class and public method defined in
+    each family module."""
+    by_module = {}
     for modname in FAMILY_MODULES:
+        items = {}
         mod = importlib.import_module(modname)
-        for name in getattr(mod, "__all__", []):
+        fn_codes = {"GL08", "PR01", "PR02", "RT01"} | ({"EX01"} if modname in EXAMPLE_MODULES else set())
+        for name in _public_names(mod):
             obj = getattr(mod, name)
             if getattr(obj, "__module__", None) != modname:      # re-exports are checked where defined
                 continue
             path = f"{modname}.{name}"
             if inspect.isfunction(obj):
-                items[path] = {"GL08", "PR01", "PR02", "RT01", "EX01"}
+                items[path] = set(fn_codes)
             elif inspect.isclass(obj):
                 if issubclass(obj, BaseException) or dataclasses.is_dataclass(obj):
                     items[path] = {"GL08"}
@@ -143,10 +181,17 @@ def _family_items():
                     if not fn.__doc__ and _documented_in_a_base(obj, attr):
                         continue                                   # autodoc shows the inherited docstring
                     items[f"{path}.{attr}"] = {"GL08", "PR01", "PR02", "RT01"}
-    return sorted(items.items())
+        by_module[modname] = sorted(items.items())
+    return by_module
 
 
-FAMILY = _family_items()
+def _family_items():
+    """(path, wanted codes) of every function, class and public method of the family modules."""
+    return sorted(item for items in _family_items_by_module().values() for item in items)
+
+
+FAMILY_BY_MODULE = _family_items_by_module()
+FAMILY = sorted(item for items in FAMILY_BY_MODULE.values() for item in items)
 
 
 def test_the_family_list_covers_the_modules():
@@ -159,14 +204,29 @@ def test_the_family_list_covers_the_modules():
         assert must in paths, must
 
 
+def test_the_discovered_modules_cover_core_meanfield_erlang():
+    assert len(DISCOVERED_MODULES) > 60
+    for must in ("symloss.core.cli_grammar", "symloss.core.precision", "symloss.core.registry",
+                 "symloss.meanfield.taylor", "symloss.meanfield.psi", "symloss.erlang.balls"):
+        assert must in DISCOVERED_MODULES, must
+    assert not any(part.startswith("_") for m in DISCOVERED_MODULES for part in m.split(".")[1:])
+    paths = {p for p, _ in FAMILY}
+    for must in ("symloss.core.cli_grammar.parse_range", "symloss.core.precision.check_dps",
+                 "symloss.meanfield.taylor.ExactTM.scaled_range", "symloss.meanfield.psi.psi_tm"):
+        assert must in paths, must
+    # Examples are required only of the modules listed in EXAMPLE_MODULES
+    codes = dict(FAMILY)
+    assert "EX01" in codes["symloss.meanfield.compare.dominance"]
+    assert "EX01" not in codes["symloss.core.cli_grammar.parse_range"]
+
+
 @pytest.mark.parametrize("modname", FAMILY_MODULES)
 def test_family_module_has_numpydoc_sections(modname):
     bad = {}
-    for path, wanted in FAMILY:
-        if path.startswith(modname + "."):
-            problems = _validate(path, wanted)
-            if problems:
-                bad[path] = problems
+    for path, wanted in FAMILY_BY_MODULE[modname]:
+        problems = _validate(path, wanted)
+        if problems:
+            bad[path] = problems
     assert not bad, "\n".join(f"{k}: {v}" for k, v in sorted(bad.items()))
 
 
