@@ -339,7 +339,7 @@ def _tube_krawczyk(comp, c, t, delta, R, sel, Y=None):
 
 
 def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int = 128) -> float:
-    """Re-check a stored tube (:class:`IntervalEnclosure`): the Krawczyk test of
+    """Re-check a stored tube (``IntervalEnclosure``): the Krawczyk test of
     ``_tube_krawczyk`` with the stored centre, slope and radii, recomputed from the model's
     compiled equations. Returns the margin; raises ``ValueError`` when it fails.
 
@@ -348,7 +348,7 @@ def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int =
     model : MeanFieldModel
         The model whose equations the tube is checked against.
     center, slope, delta : sequence
-        The stored tube (``center``, ``slope`` and ``delta`` of an :class:`IntervalEnclosure`; exact balls).
+        The stored tube (``center``, ``slope`` and ``delta`` of an ``IntervalEnclosure``; exact balls).
     sel : sequence of int
         Row selection (see :func:`check_selection`).
     rho_lo, rho_hi : int, Fraction or str
@@ -397,7 +397,7 @@ def enclose_interval(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None, sel=
     :math:`d\log B/d\log\rho`, valid for every load of ``[rho_lo, rho_hi]`` (exact end points):
     the parametric Krawczyk test with the load as an interval parameter, on the model's compiled
     stationary system, in the *sloped* form of ``_tube_krawczyk`` (the tube follows the tangent,
-    so its radius is second order in the width of the interval, where the box of :func:`enclose`,
+    so its radius is second order in the width of the interval, where the box of ``enclose``,
     kept unchanged, is first order), with epsilon inflation (factor 1.5 around the Krawczyk image).
 
     Raises :class:`~symloss.PrecisionError` when no tube is found (bisect the interval).

@@ -101,7 +101,7 @@ def check_max_seconds(x, name: str = "max_seconds"):
     Raises
     ------
     TypeError, ValueError
-        As :func:`real_float` with the range ``(0, inf)``.
+        As ``real_float`` with the range ``(0, inf)``.
 
     Examples
     --------

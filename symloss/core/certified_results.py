@@ -92,9 +92,9 @@ class FixedPointResult(ResultMixin):
         ``(lo, hi)`` strings), ``certificate`` (Krawczyk margin, delta, precision); for an
         accelerator its own certificate and the verification on the definition;
         ``uniqueness_record`` (the record behind the two fields below, see
-        :func:`fixed_point_uniqueness`).
+        ``fixed_point_uniqueness``).
     uniqueness : str
-        Whether this is the only fixed point on the state space (:class:`StateSpace`):
+        Whether this is the only fixed point on the state space (``StateSpace``):
         ``"PROVED ..."`` (exclusion in interval arithmetic, re-checkable), ``"NOT UNIQUE: k fixed
         points ..."`` (each certified; which one this result is and which one the ODE from the
         default start reaches), ``"UNDECIDED ..."``, ``"EVIDENCE ..."`` (multi-start, not a proof)
@@ -165,7 +165,7 @@ class OdeResult(ResultMixin):
     message : str
         The integrator's message, or where the trajectory left the state space.
     left_state_space : dict or None
-        ``None`` when every integrator step stayed in the state space (:class:`StateSpace`, within
+        ``None`` when every integrator step stayed in the state space (``StateSpace``, within
         the tolerance ``tol``); else the first step outside it: ``t``, ``coordinate`` (a variable
         name or ``None`` for an invariant), ``value``, ``constraint``, ``tol``.
     """
@@ -191,7 +191,7 @@ class OdeResult(ResultMixin):
 
 @dataclass
 class Enclosure(ResultMixin):
-    """Enclosures valid for every load in ``[rho_lo, rho_hi]`` (:func:`enclose`).
+    """Enclosures valid for every load in ``[rho_lo, rho_hi]`` (``enclose``).
 
     ``box`` is the certified box of ``y = log x`` (arb balls), ``blocking`` and ``log_blocking``
     enclose the blocking of the unique fixed point in the box for every load of the interval,
@@ -237,7 +237,7 @@ class Enclosure(ResultMixin):
 @dataclass
 class IntervalEnclosure(ResultMixin):
     r"""A certified *tube* around the fixed-point branch over ``[rho_lo, rho_hi]``
-    (:func:`enclose_interval`): with :math:`r = \log\rho`, :math:`r_m` the middle of
+    (``enclose_interval``): with :math:`r = \log\rho`, :math:`r_m` the middle of
     :math:`[\log\rho_{lo}, \log\rho_{hi}]`, for every load of the interval the model's square
     stationary system (rows ``sel``) has exactly one zero ``y = log x`` in
 
@@ -246,7 +246,7 @@ class IntervalEnclosure(ResultMixin):
     ``c`` the Newton point at :math:`r_m`, ``t`` the tangent :math:`dy/dr` there. ``box`` is the
     interval hull of the tube; ``log_blocking`` and ``dlog_blocking``
     (:math:`d\log B/d\log\rho`, by implicit differentiation in ball arithmetic,
-    :func:`box_derivative`) enclose those quantities over the whole interval.
+    ``box_derivative``) enclose those quantities over the whole interval.
 
     Parameters
     ----------
@@ -328,7 +328,7 @@ def _exact_str(x: arb) -> str:
 
 
 def parse_exact(s: str) -> arb:
-    """Inverse of :func:`_exact_str` (exact).
+    """Inverse of ``_exact_str`` (exact).
 
     Parameters
     ----------

@@ -167,8 +167,8 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True,
     Notes
     -----
     The result's ``uniqueness`` and ``n_found``: for the generic solver on a state space of at most
-    :data:`UNIQUENESS_MAX_DIM` free coordinates, decided by :func:`fixed_point_uniqueness` (cached
-    per definition and load); up to :data:`UNIQUENESS_EVIDENCE_MAX_DIM`, multi-start evidence in
+    ``UNIQUENESS_MAX_DIM`` free coordinates, decided by :func:`fixed_point_uniqueness` (cached
+    per definition and load); up to ``UNIQUENESS_EVIDENCE_MAX_DIM``, multi-start evidence in
     ``fixed_point()``; an accelerator states it through an optional ``uniqueness(model, rho)``
     method returning ``(status, text)``, else the result says it is not checked.
 

@@ -322,7 +322,7 @@ def outputs(args, *formats) -> dict:
     Returns
     -------
     dict
-        ``{fmt: path}`` of the formats given, ``path`` being :data:`STDOUT` (``"-"``) or a file name.
+        ``{fmt: path}`` of the formats given, ``path`` being ``STDOUT`` (``"-"``) or a file name.
 
     Raises
     ------
@@ -404,7 +404,7 @@ def write_text(path, text: str) -> None:
     Parameters
     ----------
     path : str or os.PathLike
-        :data:`STDOUT` (``"-"``) for standard output, otherwise a file written as UTF-8 (replaced).
+        ``STDOUT`` (``"-"``) for standard output, otherwise a file written as UTF-8 (replaced).
     text : str
         The text to write.
     """
@@ -421,7 +421,7 @@ def write_json(path, data, *, provenance: dict | None = None) -> None:
     Parameters
     ----------
     path : str or os.PathLike
-        :data:`STDOUT` (``"-"``) or a file name (see :func:`write_text`).
+        ``STDOUT`` (``"-"``) or a file name (see :func:`write_text`).
     data : object
         The JSON-able data (values ``json`` cannot encode are written with ``str``).
     provenance : dict, optional

@@ -48,7 +48,7 @@ where the polynomial is negative: then the condition *fails* (status ``FAILED``,
 the certificate); otherwise it is *not certified* (status ``UNDECIDED``). A failure of (c) (a column
 sum that can be positive) does not refute uniqueness, so (c) is only ever certified or not.
 
-The theorem (:data:`THEOREM`): with (a), (b), (c) the fluid ODE on ``D`` contracts the weighted
+The theorem (``THEOREM``): with (a), (b), (c) the fluid ODE on ``D`` contracts the weighted
 :math:`\ell^1` distance at rate :math:`m(\rho) = \min_k m_k(\rho)`; ``D`` is compact, convex and forward
 invariant, so it holds an equilibrium (Brouwer), which is unique and attracts every solution starting
 in ``D`` exponentially fast. (With (a) and (b) the system is monotone on ``D``, which has a least and a
@@ -252,7 +252,7 @@ def certify_global_convergence(model, rho=None, *, rho_lo=None, rho_hi=None) -> 
 
     Notes
     -----
-    The theorem used is :data:`THEOREM`; the mathematics is in ``MATH.md`` section 6 (monotone
+    The theorem used is ``THEOREM``; the mathematics is in ``MATH.md`` section 6 (monotone
     dynamical systems, H. L. Smith, *Monotone Dynamical Systems*, AMS 1995, ch. 3).
 
     Examples

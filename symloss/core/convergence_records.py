@@ -1,4 +1,4 @@
-r"""The records of a global-convergence certificate: the theorem it uses (:data:`THEOREM`), the
+r"""The records of a global-convergence certificate: the theorem it uses (``THEOREM``), the
 certificate format (:data:`METHOD`), the result types (:class:`ConditionResult`,
 :class:`GlobalConvergenceResult`), the error of a re-check and the canonical form of a load (one
 rational ``rho``, an interval, or every ``rho > 0``).
@@ -104,7 +104,7 @@ class GlobalConvergenceResult:
     reason : str
         One line: why the status is what it is.
     theorem : str
-        The theorem the certificate uses (:data:`THEOREM`).
+        The theorem the certificate uses (``THEOREM``).
     certificate : dict
         The JSON data :func:`verify_global_convergence` re-checks.
     """

@@ -3,7 +3,7 @@ r"""The vocabulary of a mean-field definition, below every solver of :mod:`symlo
 The load symbol :data:`RHO`, the blocking unknown :data:`BSYM`, :class:`ModelDefinitionError`, exact
 values and expressions (:func:`exact_value`, :func:`exact_expr`), sparse Laurent polynomials
 (:func:`laurent_dict`, :func:`poly_to_expr`), the conserved linear forms of a set of jumps
-(:func:`_sparse_nullspace`) and :func:`is_model`. :mod:`symloss.core.model` (the definition contract,
+(``_sparse_nullspace``) and :func:`is_model`. :mod:`symloss.core.model` (the definition contract,
 ``MeanFieldModel``) and the solvers it calls (:mod:`~symloss.core.codegen`, :mod:`~symloss.core.certify`,
 :mod:`~symloss.core.convergence`, :mod:`~symloss.core.series`, :mod:`~symloss.core.elimination`) import
 these from here, so that ``model`` can import the solvers at module level without an import cycle;

@@ -26,8 +26,8 @@ class DefinitionKey:
     ``(coefficients, value)``. Two models have equal keys exactly when these are structurally equal
     SymPy objects: every cache of symloss (derivations, compiled evaluators, accelerator bindings,
     finite-N chains, kernels, expansions) is keyed on it, never on a class and a few constructor
-    arguments. The checked definition itself is carried (:attr:`transitions`, :attr:`blocking`,
-    :attr:`invariants`) so that a cache hit needs no new derivation. Hashes are per process (SymPy's);
+    arguments. The checked definition itself is carried (``transitions``, ``blocking``,
+    ``invariants``) so that a cache hit needs no new derivation. Hashes are per process (SymPy's);
     a certificate records :meth:`MeanFieldModel.fingerprint` instead, which is stable.
 
     Parameters

@@ -3,7 +3,7 @@ r"""The checked definition of a mean-field model and its drift, derived from ``t
 calls them and caches the results per definition).
 
 * :func:`check_transitions`, :func:`check_blocking`, :func:`check_invariants` (with
-  :func:`parameter_subs`): what the :class:`~symloss.core.model.DefinitionKey` is made of;
+  :func:`parameter_subs`): what the :class:`~symloss.core.definition_key.DefinitionKey` is made of;
 * :func:`drift_poly` (the drift as sparse Laurent polynomials, linear in the number of transitions),
   :func:`drift_matrix` (the SymPy drift), :func:`poly_residual` (a generated ball evaluator of the
   rows) and :func:`drift_residual` (the max-norm of the drift at a state, mpmath).
@@ -242,7 +242,7 @@ def drift_poly(model):
 
 def poly_residual(model):
     """``(fn, coefs)``: a straight-line function ``fn(z, c) -> (values, magnitudes)`` of the drift
-    rows generated from :attr:`_drift_poly` (``z`` the state balls and rho, ``c`` the coefficient
+    rows generated from ``_drift_poly`` (``z`` the state balls and rho, ``c`` the coefficient
     balls, ``coefs`` their exact ``fmpq`` values; a row's magnitude is the sum of the absolute
     values of its terms), or ``None`` when the drift is not a sparse polynomial or has more than
     ``2 10^4`` terms (the generated code then costs more to compile than a loop costs to run: 1.5 s

@@ -1,7 +1,7 @@
 r"""The generic eliminant of any mean-field model: a polynomial :math:`P(\rho, B)` vanishing at its
 blocking, from the model's own polynomial system (lex Groebner basis, :func:`generic_eliminant`), with
 the physical factor selected by the certified blocking (:func:`physical_factor`), so an eliminant that
-does not belong to the definition is never returned. The degree budgets (:func:`_check_degree`) refuse
+does not belong to the definition is never returned. The degree budgets (``_check_degree``) refuse
 an elimination before it starts. The eliminants of the shipped policies (resultants, the Erlang-B
 reduction) are in :mod:`symloss.meanfield.elimination`, which re-exports these names.
 """
@@ -127,7 +127,7 @@ def generic_eliminant(model, *, max_variables: int = 6, max_degree: int | None =
     max_degree : int
         Refuse, before the Groebner basis is started, systems whose work index (the Bezout number,
         product of the total degrees of the polynomial system in the state variables, times
-        ``4^(n - 2)`` for ``n >= 2`` state variables) exceeds it (default :data:`MAX_GENERIC_WORK`).
+        ``4^(n - 2)`` for ``n >= 2`` state variables) exceeds it (default ``MAX_GENERIC_WORK``).
 
     Returns
     -------

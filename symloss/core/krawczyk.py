@@ -131,7 +131,7 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     residual : bool
         Compute the drift residual of the returned state.
     y_start : sequence, optional
-        A start ``y = log x`` for the ball Newton iteration (default :func:`start_point`).
+        A start ``y = log x`` for the ball Newton iteration (default ``start_point``).
 
     Returns
     -------

@@ -320,7 +320,7 @@ _OVERFULL = re.compile(r"Overfull \\([hv])box \(([\d.]+)pt too (wide|high)\)")
 
 def compile_latex(source: str, *, engine: str | None = None, packages=PACKAGES, timeout: float = 120.0
                   ) -> LatexCompileResult:
-    """Compile ``source`` (a whole document, or a snippet that is wrapped by :func:`document`) with a
+    """Compile ``source`` (a whole document, or a snippet that is wrapped by ``document``) with a
     real TeX engine in a temporary directory; never writes elsewhere.
 
     Parameters

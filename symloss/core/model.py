@@ -29,12 +29,12 @@ overrides ``transitions()`` defines a new model, and every solver follows it.
 
 Layout: the class is thin. Its methods validate and delegate: the checked definition and the drift
 to :mod:`~symloss.core.derivation`, the invariant rows to :mod:`~symloss.core.pivoting`, the identity
-(:class:`DefinitionKey`, the per-definition cache) to :mod:`~symloss.core.definition_key`, the numerics
+(``DefinitionKey``, the per-definition cache) to :mod:`~symloss.core.definition_key`, the numerics
 to :mod:`~symloss.core.certify`, :mod:`~symloss.core.series`, :mod:`~symloss.core.elimination` and
 :mod:`~symloss.core.convergence`. The module is still over 700 lines (about 1000) for two reasons:
 the numpydoc docstrings of the public methods (Parameters, Returns, Raises, Examples; about 600
 lines) belong on the class, where the API reference and the numpydoc test look them up; and
-:func:`define_model` with :class:`DefinedModel` (a subclass of :class:`MeanFieldModel`, about 160
+:func:`define_model` with ``DefinedModel`` (a subclass of :class:`MeanFieldModel`, about 160
 lines) cannot move to another module that this one re-exports from without an import cycle.
 """
 from __future__ import annotations
@@ -243,7 +243,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
     _CACHE_ATTRIBUTES = CACHE_ATTRIBUTES
 
     def _definition_key(self) -> DefinitionKey:
-        """The model's identity (:class:`DefinitionKey`): its canonical checked definition, with the
+        """The model's identity (``DefinitionKey``): its canonical checked definition, with the
         parameter values substituted. Derived once per instance state (an assignment to any
         attribute derives it again; so does replacing ``transitions``, ``blocking_expr`` or
         ``invariants`` on the class) and shared between instances of equal state through a memo.
@@ -839,7 +839,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         max_degree : int
             Refuse, before the Groebner basis is started, when the work index (Bezout number of the
             polynomial system in the state variables times ``4^(n - 2)``) exceeds it (default
-            :data:`~symloss.meanfield.elimination.MAX_GENERIC_WORK`, 100).
+            ``MAX_GENERIC_WORK`` (:mod:`symloss.core.elimination`), 100).
 
         Returns
         -------

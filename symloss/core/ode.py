@@ -30,7 +30,7 @@ def integrate_ode_checks(model, rho, x0, t):
     rho : number
         The load, ``> 0`` and finite as a float.
     x0 : array_like
-        Initial state in the state space (:class:`StateSpace`: entries in ``[0, 1]``, the declared
+        Initial state in the state space (``StateSpace``: entries in ``[0, 1]``, the declared
         invariants, the order of tails for ``state_kind="tail"``), up to ``1e-9``.
     t : array_like
         Increasing times, ``>= 0``.
@@ -96,7 +96,7 @@ def integrate_ode(model, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-
     -------
     OdeResult
         ``success=False`` and ``left_state_space`` set when an integrator step leaves the state
-        space (:class:`StateSpace`) by more than ``tol = 1e3 (atol + rtol)`` (``1e-7`` at least:
+        space (``StateSpace``) by more than ``tol = 1e3 (atol + rtol)`` (``1e-7`` at least:
         the tolerances bound the local error only).
 
     Raises

@@ -35,14 +35,14 @@ def canonical_policy(policy, name: str = "policy") -> str:
     Parameters
     ----------
     policy : str
-        A name from :data:`POLICY_ALIASES` (case-insensitive).
+        A name from ``POLICY_ALIASES`` (case-insensitive).
     name : str, optional
         The argument name used in the error message.
 
     Returns
     -------
     str
-        One of :data:`POLICIES`.
+        One of ``POLICIES``.
 
     Raises
     ------

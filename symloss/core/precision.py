@@ -112,7 +112,7 @@ def working(dps: int, guard: int = GUARD_DPS) -> Iterator[int]:
     dps : int
         The number of digits the caller will return.
     guard : int, optional
-        Guard digits added inside the context (default :data:`GUARD_DPS`).
+        Guard digits added inside the context (default ``GUARD_DPS``).
 
     Yields
     ------

@@ -21,7 +21,7 @@ def real_array(x, name: str, *, lower=None, lower_open: bool = False, upper=None
     float dtype, or a (nested) list/tuple of accepted real scalars), every element checked.
 
     Integer and ``longdouble`` elements are rounded to the nearest float64 (stated, never silent
-    for the other types: Fractions, mpf and big ints go through :func:`real_float` one by one).
+    for the other types: Fractions, mpf and big ints go through ``real_float`` one by one).
     Complex, boolean, string and object data are refused with a ``TypeError``; the first bad
     element is named with its index. A float64 array is returned without copying: do not write
     into the result.
@@ -33,7 +33,7 @@ def real_array(x, name: str, *, lower=None, lower_open: bool = False, upper=None
     name : str
         The argument's name, for the error messages.
     lower, upper, lower_open, upper_open : optional
-        The valid range, as in :func:`real`.
+        The valid range, as in ``real``.
     allow_empty : bool, optional
         Accept an empty array.
 

@@ -410,7 +410,7 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
         The warning category when a fast path's answer fails its check, or a shipped type's
         definition was edited (``warn_on_mismatch``).
     stacklevel : int, optional
-        Passed to :func:`warnings.warn`.
+        Passed to ``warnings.warn``.
 
     Returns
     -------

@@ -155,7 +155,7 @@ def result_latex(obj, *, digits=None, columns=None, quantities=None, caption=Non
                  booktabs: bool = True) -> str:
     r"""Paper-mode LaTeX of a result: a ``quantity & value`` table of its key quantities.
 
-    The quantities are ``quantities`` (a :class:`Quantity` sequence or a mapping name -> ``(latex,
+    The quantities are ``quantities`` (a ``Quantity`` sequence or a mapping name -> ``(latex,
     kind)``), else the class's ``latex_quantities``, else the scalar entries of ``to_dict()`` without
     internals. Names are math (``$\rho$``, ``$B$``); numbers are rounded to ``digits``; enclosures
     print their certified digits only; a status prints its label.

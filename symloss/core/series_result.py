@@ -224,7 +224,7 @@ class BlockingSeries(ResultMixin):
         columns : None
             A series has no columns; anything but ``None`` is refused.
         width : float, optional
-            Line width in points (default :data:`symloss.core.latex.DEFAULT_WIDTH_PT`).
+            Line width in points (default ``symloss.core.latex.DEFAULT_WIDTH_PT``).
 
         Returns
         -------

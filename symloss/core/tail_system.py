@@ -1,4 +1,4 @@
-r"""The tail system of a mean-field model (:class:`_TailSystem`): the drift in tails
+r"""The tail system of a mean-field model (``_TailSystem``): the drift in tails
 :math:`u_1, \dots, u_C` as exact rational polynomials (python-flint ``fmpq_mpoly``) in :math:`(u, \rho)`,
 the polynomials of the three conditions (cooperative, forward-invariant faces, column sums), and the
 sign check by gap substitutions (``u_j = t_j + u_{j'}``, every coefficient ``>= 0``).

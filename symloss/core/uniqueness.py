@@ -284,7 +284,7 @@ def _parse_tree(s: str) -> list:
 
 def fixed_point_uniqueness(model, rho_lo, rho_hi=None, *, prec: int = _UNIQ_PREC,
                            max_boxes: int = _UNIQ_MAX_BOXES) -> dict:
-    r"""Count the fixed points of ``model`` on its state space (:class:`StateSpace`) at the load
+    r"""Count the fixed points of ``model`` on its state space (``StateSpace``) at the load
     ``rho_lo``, or for every load of ``[rho_lo, rho_hi]``, by exclusion in interval arithmetic.
 
     The free coordinates :math:`[0, 1]^d` are bisected; a box is discarded when its image certainly
@@ -300,7 +300,7 @@ def fixed_point_uniqueness(model, rho_lo, rho_hi=None, *, prec: int = _UNIQ_PREC
     Parameters
     ----------
     model : MeanFieldModel
-        A model with smooth rates and at most :data:`UNIQUENESS_MAX_DIM` free coordinates.
+        A model with smooth rates and at most ``UNIQUENESS_MAX_DIM`` free coordinates.
     rho_lo, rho_hi : int, Fraction, float or str
         The load, or the end points of a load interval (exact).
     prec : int, optional
@@ -319,7 +319,7 @@ def fixed_point_uniqueness(model, rho_lo, rho_hi=None, *, prec: int = _UNIQ_PREC
     Raises
     ------
     ValueError
-        If the state space has more than :data:`UNIQUENESS_MAX_DIM` free coordinates, or none.
+        If the state space has more than ``UNIQUENESS_MAX_DIM`` free coordinates, or none.
 
     Examples
     --------

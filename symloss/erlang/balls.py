@@ -2,8 +2,8 @@ r"""Erlang-B in ball arithmetic (python-flint ``arb``): the one place where :mat
 evaluated on balls, for :mod:`symloss.erlang.erlang_b` and for the mean-field code
 (:mod:`symloss.meanfield.accelerators`, :mod:`symloss.meanfield.enclosures`).
 
-* :func:`_ball` - the incomplete-gamma form :math:`a^x e^{-a} / \Gamma(x + 1, a)` (any real
-  ``x = C >= 0``), and :func:`_refine` / :func:`_certified_ball`, the precision loop that certifies it
+* ``_ball`` - the incomplete-gamma form :math:`a^x e^{-a} / \Gamma(x + 1, a)` (any real
+  ``x = C >= 0``), and ``_refine`` / ``_certified_ball``, the precision loop that certifies it
   to ``dps`` digits;
 * the exact polynomial forms for integer ``C``: :func:`erlang_coefficients` (:math:`C!/k!`),
   :func:`tail_poly` (:math:`Q(a) = \sum_{k<C} C!/k!\, a^k`), :func:`erlang_b_parts_ball`

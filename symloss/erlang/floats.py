@@ -1,4 +1,4 @@
-"""The float64 Erlang-B kernel's plumbing (numba kernels of :mod:`symloss.erlang._kernels`, imported
+"""The float64 Erlang-B kernel's plumbing (numba kernels of ``symloss.erlang._kernels``, imported
 and compiled or loaded from numba's cache on first use: that import stays lazy so that importing
 symloss does not load numba), for :func:`~symloss.erlang.erlang_b.log_erlang_b` /
 :func:`~symloss.erlang.erlang_b.erlang_b_float` and the mean-field accelerators' float starts.

@@ -1,4 +1,4 @@
-r"""The JSQ accelerator (:class:`JSQAccelerator`, the instance :data:`JSQ_CLOSED_FORM`; re-exported by
+r"""The JSQ accelerator (``JSQAccelerator``, the instance :data:`JSQ_CLOSED_FORM`; re-exported by
 :mod:`symloss.meanfield.accelerators`, which registers it): the closed form of the fluid limit,
 :math:`u_k = \min(1, \max(0, \rho - k + 1))`, :math:`B = \max(0, 1 - C/\rho)`.
 """
@@ -30,7 +30,7 @@ from .accel_base import _Accelerator, _exact_load, _rho_mpf, _WorkState
 class JSQAccelerator(_Accelerator):
     r"""The closed form of fluid JSQ: :math:`u_k = \min(1, \max(0, \rho - k + 1))`,
     :math:`B = \max(0, 1 - C/\rho)`. Registered for :class:`~symloss.JSQ` (the instance
-    :data:`JSQ_CLOSED_FORM`).
+    ``JSQ_CLOSED_FORM``).
 
     See Also
     --------
@@ -47,7 +47,7 @@ class JSQAccelerator(_Accelerator):
 
     def template(self, model):
         """The fluid JSQ drift with Heaviside switches and the blocking ``max(0, 1 - C/rho)``
-        (in the model's own variables; :meth:`_Accelerator.template`).
+        (in the model's own variables; ``_Accelerator.template``).
 
         Parameters
         ----------

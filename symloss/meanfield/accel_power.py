@@ -1,11 +1,11 @@
-r"""The power-of-d accelerator (:class:`PowerAccelerator`, the instance :data:`POWER`; re-exported by
+r"""The power-of-d accelerator (``PowerAccelerator``, the instance :data:`POWER`; re-exported by
 :mod:`symloss.meanfield.accelerators`, which registers it): shooting on :math:`t = \log u_C`, the
 stationary equations giving :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from
 :math:`u_C = e^t`; :math:`G(t) = \log u_0^d = 0` solved by Newton in ``arb`` from a float start in
 log space; a ball sign change of ``G`` certifies it. :func:`power_binding` binds a model to the
 reduction of the certified comparisons (template and telescoped drift, exact SymPy identities).
 
-The numba kernels (:mod:`symloss.meanfield._kernels`) are imported on first use (:func:`_power_kernels`):
+The numba kernels (``symloss.meanfield._kernels``) are imported on first use (``_power_kernels``):
 that import stays lazy so that importing symloss does not load numba or compile the kernels.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ class PowerAccelerator(_Accelerator):
     r"""Shooting for power-of-d: :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from
     :math:`u_C = e^t`, and :math:`G(t) = \log u_0^d = 0` solved by Newton in ``arb`` (float start in
     log space); a ball sign change of ``G`` certifies ``t``. Registered for
-    :class:`~symloss.PowerOfD` (the instance :data:`POWER`).
+    :class:`~symloss.PowerOfD` (the instance ``POWER``).
 
     See Also
     --------
@@ -98,7 +98,7 @@ class PowerAccelerator(_Accelerator):
 
     def template(self, model):
         """The power-of-d drift in tail variables and the blocking ``u_C^d``
-        (in the model's own variables; :meth:`_Accelerator.template`).
+        (in the model's own variables; ``_Accelerator.template``).
 
         Parameters
         ----------

@@ -130,7 +130,7 @@ class RetrialAccelerator(_Accelerator):
     def template(self, model):
         """The birth-death drift of arrival rate ``rho (1 + x_C + ... + x_C^(d-1))``, the invariant
         ``sum x = 1`` and the blocking ``x_C^d``
-        (in the model's own variables; :meth:`_Accelerator.template`).
+        (in the model's own variables; ``_Accelerator.template``).
 
         Parameters
         ----------

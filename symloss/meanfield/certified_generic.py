@@ -44,7 +44,7 @@ outwards (``rho = 1, 1/2, ...`` and ``2, 4, ...``): an end piece that holds furt
 Uniqueness
 ----------
 The comparison is of the fixed-point branches enclosed (continuous on :math:`(0, \infty)`). For a
-model whose state space has at most :data:`~symloss.core.certify.UNIQUENESS_MAX_DIM` free
+model whose state space has at most ``symloss.core.certify.UNIQUENESS_MAX_DIM`` free
 coordinates, the number of fixed points on the state space is decided at every dyadic load of the
 tiling by exclusion in interval arithmetic (:func:`symloss.core.certify.fixed_point_uniqueness`;
 the records are stored and re-checked by :func:`verify_generic`): a model with more than one fixed

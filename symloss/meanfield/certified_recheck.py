@@ -1,5 +1,5 @@
 r"""The re-check of a fast-path certificate of :func:`symloss.meanfield.certified.certified_comparison`
-(:func:`_verify_fast`): every stored number recomputed from the models' own equations and checked to
+(``_verify_fast``): every stored number recomputed from the models' own equations and checked to
 enclose the recomputed value, no search redone (the search is :mod:`symloss.meanfield.certified_search`).
 """
 from __future__ import annotations

@@ -1,6 +1,6 @@
 r"""The fast path of :func:`symloss.meanfield.certified.certified_comparison` (retrial-of-:math:`\tilde d`
 against power-of-:math:`d`): the branch and bound over dyadic cells of the retrial per-server load
-``a`` (:class:`_Search`), the end-piece records, the sign summary, the lemmas, the binding of the two
+``a`` (``_Search``), the end-piece records, the sign summary, the lemmas, the binding of the two
 models and the result built from a certificate's data. The re-check is
 :mod:`symloss.meanfield.certified_recheck`.
 """

@@ -67,7 +67,7 @@ def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     max_degree : int
         Refuse, before any work, when the predicted degree ``C (d - 1) + 1`` of the resultant in
         ``p`` exceeds it (default :data:`MAX_ELIMINANT_DEGREE`; for an edited definition, the work
-        index of :func:`generic_eliminant`, default :data:`MAX_GENERIC_WORK`).
+        index of :func:`generic_eliminant`, default ``MAX_GENERIC_WORK``).
 
     Returns
     -------

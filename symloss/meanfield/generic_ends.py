@@ -1,7 +1,7 @@
 r"""The end pieces of the generic certified comparison (:mod:`symloss.meanfield.certified_generic`):
 the polynomial systems of the two models at :math:`t = \rho \to 0` and :math:`t = 1/\rho \to 0`
-(:class:`_PolySystem`), the exact Taylor polynomial of a branch and the Krawczyk test of its remainder
-(:class:`_EndModel`, :func:`end_branch`, re-exported from ``certified_generic``), and the exact slices
+(``_PolySystem``), the exact Taylor polynomial of a branch and the Krawczyk test of its remainder
+(``_EndModel``, :func:`end_branch`, re-exported from ``certified_generic``), and the exact slices
 of the end tubes.
 """
 from __future__ import annotations

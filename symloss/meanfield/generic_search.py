@@ -1,5 +1,5 @@
 r"""The search of the generic certified comparison (:mod:`symloss.meanfield.certified_generic`):
-:class:`_Generic` holds the two models, their float guesses, the certified point boxes and tubes of the
+``_Generic`` holds the two models, their float guesses, the certified point boxes and tubes of the
 middle cells, the crossing refinement and the end pieces (:mod:`symloss.meanfield.generic_ends`).
 """
 from __future__ import annotations

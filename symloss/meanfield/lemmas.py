@@ -1,6 +1,6 @@
 r"""The exact monotonicity lemmas of the retrial-of-d reduction (integer polynomials with non-negative
 coefficients, python-flint ``fmpz_poly``; cached per argument, cleared by
-:func:`symloss.meanfield.enclosures.clear_caches`): :func:`retrial_g_lemma`, :func:`erlang_increasing_lemma`,
+``symloss.meanfield.enclosures.clear_caches``): :func:`retrial_g_lemma`, :func:`erlang_increasing_lemma`,
 :func:`carried_load_lemma`. Re-exported by :mod:`symloss.meanfield.enclosures`.
 """
 from __future__ import annotations

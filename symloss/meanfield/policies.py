@@ -31,7 +31,7 @@ def policy_model(policy, C, d=None, *, name: str = "policy", d_name: str = "d"):
     Parameters
     ----------
     policy : str
-        A policy name or spelling (:func:`canonical_policy`).
+        A policy name or spelling (``canonical_policy``).
     C : int
         Capacity of a server (checked by the model class).
     d : int or None, optional
