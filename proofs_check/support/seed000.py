@@ -310,12 +310,18 @@ def prove_no_crossing(C: int, d_ret: int, d_pod: int, sample_rho: Fraction = Fra
     return data
 
 
-def recheck_no_crossing(data: dict, C: int, d_ret: int, d_pod: int) -> int:
-    """Re-verify :func:`prove_no_crossing` data bound to the models; returns the certified sign."""
-    if (data.get("C"), data.get("d_ret"), data.get("d_pod")) != (C, d_ret, d_pod):
+def _check_bound(data: dict, params: dict, C: int, d_ret: int, d_pod: int) -> None:
+    """Refuse certificate data not bound to the claim: its ``params`` entries must equal ``params`` and its
+    ``Q_ret`` / ``Q_pod`` must be the model polynomials of retrial-of-``d_ret`` / power-of-``d_pod``."""
+    if tuple(data.get(k) for k in params) != tuple(params.values()):
         raise CertificateError("certificate parameters differ from the claim's")
     check_model_polynomial(data["Q_ret"], "retrial", C, d_ret, "Q_ret")
     check_model_polynomial(data["Q_pod"], "power", C, d_pod, "Q_pod")
+
+
+def recheck_no_crossing(data: dict, C: int, d_ret: int, d_pod: int) -> int:
+    """Re-verify :func:`prove_no_crossing` data bound to the models; returns the certified sign."""
+    _check_bound(data, {"C": C, "d_ret": d_ret, "d_pod": d_pod}, C, d_ret, d_pod)
     Rv, _ = crossing_resultants(data["Q_ret"], data["Q_pod"], d_pod, d_ret, with_rho=False)
     cert = data["R_v"]
     if cert.get("lo") != "0" or cert.get("hi") != "1":
@@ -418,10 +424,7 @@ def _conclusions(data: dict, width_exp: int) -> dict:
 
 def recheck_crossings(data: dict, C: int, d: int, dt: int) -> dict:
     """Re-verify :func:`prove_crossings` data bound to the models; returns the recomputed conclusions."""
-    if (data.get("C"), data.get("d"), data.get("dt")) != (C, d, dt):
-        raise CertificateError("certificate parameters differ from the claim's")
-    check_model_polynomial(data["Q_ret"], "retrial", C, dt, "Q_ret")
-    check_model_polynomial(data["Q_pod"], "power", C, d, "Q_pod")
+    _check_bound(data, {"C": C, "d": d, "dt": dt}, C, dt, d)
     Rv, Rr = crossing_resultants(data["Q_ret"], data["Q_pod"], d, dt)
     if alg.poly_from_list(data["R_v"]["poly"]) != Rv or data["R_v"].get("lo") != "0" or data["R_v"].get("hi") != "1":
         raise CertificateError("stored R_v is not the resultant of the model polynomials on (0, 1)")

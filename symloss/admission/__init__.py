@@ -5,21 +5,10 @@ offline optimum, policy evaluation, decomposition), :mod:`.policies` (:class:`SS
 :class:`TrunkReservation`, :class:`WindowDP`), :mod:`.results` (result types), :mod:`.study` (the
 study over ``N`` and :func:`fit_log_n`), the private ``_kernels`` (numba kernels).
 """
-from .network import OverloadedLossNetwork
-from .policies import PFI, SSS, TrunkReservation, WindowDP
-from .results import (
-                      Decomposition,
-                      Estimate,
-                      IntervalLPResult,
-                      JobSample,
-                      OfflineResult,
-                      OnlineOptimum,
-                      PolicyResult,
-                      SamplePath,
-                      TrunkReservationReward,
-)
+from . import network as _network, policies as _policies, results as _results
+from .network import *  # noqa: F403 - OverloadedLossNetwork
+from .policies import *  # noqa: F403 - the policies
+from .results import *  # noqa: F403 - the result types
 from .study import DecompositionStudy, LogFit, fit_log_n
 
-__all__ = ["OverloadedLossNetwork", "SSS", "PFI", "TrunkReservation", "WindowDP", "OnlineOptimum",
-           "TrunkReservationReward", "SamplePath", "JobSample", "OfflineResult", "PolicyResult",
-           "IntervalLPResult", "Estimate", "Decomposition", "LogFit", "fit_log_n", "DecompositionStudy"]
+__all__ = [*_network.__all__, *_policies.__all__, *_results.__all__, "LogFit", "fit_log_n", "DecompositionStudy"]

@@ -72,6 +72,18 @@ def offline_dp_plain(kinds, marks, N, rH, rL, n0):
     return A[n0]
 
 @njit(cache=True)
+def _idle_after(kind, mark, N, idle):
+    # idle servers after one event of a uniformised path when the scanned continuation accepts every
+    # H job and no L job: an H arrival takes a server, a potential departure frees one iff its mark
+    # falls on a busy server (U N < busy), an L arrival changes nothing
+    if kind == 0:
+        return idle - 1
+    if kind == 2 and mark * N < N - idle:
+        return idle + 1
+    return idle
+
+
+@njit(cache=True)
 def _cont_ok_window(times, kinds, marks, N, j, idle, tend):
     # continuation after accepting the L job at event j: idle >= 1 on [t_j, tend] ?
     # returns (ok, events scanned)
@@ -80,14 +92,9 @@ def _cont_ok_window(times, kinds, marks, N, j, idle, tend):
     m = kinds.size
     i = j + 1
     while i < m and times[i] <= tend:
-        k = kinds[i]
-        if k == 0:
-            idle -= 1
-            if idle < 1:
-                return False, i - j
-        elif k == 2:
-            if marks[i] * N < N - idle:
-                idle += 1
+        idle = _idle_after(kinds[i], marks[i], N, idle)
+        if idle < 1:
+            return False, i - j
         i += 1
     return True, i - j
 
@@ -102,16 +109,11 @@ def _cont_ok_pfi(kinds, marks, N, j, idle, level):
     m = kinds.size
     i = j + 1
     while i < m:
-        k = kinds[i]
-        if k == 0:
-            idle -= 1
-            if idle < 1:
-                return False, i - j
-        elif k == 2:
-            if marks[i] * N < N - idle:
-                idle += 1
-                if idle >= level:
-                    return True, i - j
+        idle = _idle_after(kinds[i], marks[i], N, idle)
+        if idle < 1:
+            return False, i - j
+        if idle >= level:
+            return True, i - j
         i += 1
     return True, i - j
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from ..core.validation import check_int, check_real
 
+__all__ = ["TrunkReservation", "SSS", "PFI", "WindowDP"]
+
 # ------------------------------------------------------------------------------------------------
 # policies (descriptions; the work is done by numba kernels below)
 # ------------------------------------------------------------------------------------------------

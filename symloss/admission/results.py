@@ -15,6 +15,9 @@ from ..core.results import ResultMixin
 from ..core.stats import t_half_width
 from ..core.validation import real_array
 
+__all__ = ["Estimate", "TrunkReservationReward", "OnlineOptimum", "SamplePath", "JobSample", "OfflineResult",
+           "PolicyResult", "IntervalLPResult", "Decomposition"]
+
 # ------------------------------------------------------------------------------------------------
 # small result types
 # ------------------------------------------------------------------------------------------------
@@ -33,6 +36,25 @@ def _plain(x):
     if isinstance(x, (list, tuple)):
         return [_plain(v) for v in x]
     return x
+
+
+class _FieldsDict:
+    """``to_dict()`` of a result dataclass whose fields are plain data already: :func:`dataclasses.asdict`."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _PlainFieldsDict:
+    """``to_dict()`` of a result dataclass: every field through :func:`_plain` (exact and mpmath values
+    as text with every carried digit, numpy values as Python data)."""
+
+    __slots__ = ()
+
+    def to_dict(self) -> dict:
+        return {k: _plain(v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -85,7 +107,7 @@ class Estimate(ResultMixin):
 
 
 @dataclass(frozen=True)
-class TrunkReservationReward(ResultMixin):
+class TrunkReservationReward(_PlainFieldsDict, ResultMixin):
     r"""Exact stationary performance of the trunk-reservation policy with reserve ``K``
     (accept H whenever a server is idle, accept L only while more than ``K`` servers are idle).
 
@@ -112,12 +134,9 @@ class TrunkReservationReward(ResultMixin):
     dps: int
     method: str = "birth-death chain, stationary law summed at dps + guard digits, checked at two precisions"
 
-    def to_dict(self) -> dict:
-        return {k: _plain(v) for k, v in asdict(self).items()}
-
 
 @dataclass(frozen=True)
-class OnlineOptimum(ResultMixin):
+class OnlineOptimum(_PlainFieldsDict, ResultMixin):
     r"""The optimal online policy: trunk reservation with reserve ``threshold`` = :math:`K^*`.
 
     ``min_margin`` is the smallest slack of the optimality (policy-improvement) inequalities
@@ -143,9 +162,6 @@ class OnlineOptimum(ResultMixin):
     improvement_iterations: int
     dps: int
     method: str
-
-    def to_dict(self) -> dict:
-        return {k: _plain(v) for k, v in asdict(self).items()}
 
 
 @dataclass(frozen=True)
@@ -231,7 +247,7 @@ class JobSample(ResultMixin):
 
 
 @dataclass(frozen=True)
-class OfflineResult(ResultMixin):
+class OfflineResult(_FieldsDict, ResultMixin):
     r"""Exact offline optimum on one uniformised path: ``total_reward`` = :math:`V_0(n_0)`,
     ``reward_rate`` = total / horizon, ``cost_rate`` = (X - V)/T with X the path's fluid control
     variate (an unbiased estimate of :math:`C_{vol}` at this horizon).
@@ -251,12 +267,9 @@ class OfflineResult(ResultMixin):
     n_events: int
     method: str = "backward dynamic program over the uniformised events, state n in 0..N (numba)"
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class PolicyResult(ResultMixin):
+class PolicyResult(_FieldsDict, ResultMixin):
     """A policy run on a uniformised path: counts, reward and pathwise cost against the fluid.
 
     Parameters
@@ -279,12 +292,9 @@ class PolicyResult(ResultMixin):
     n0: int
     n_end: int
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class IntervalLPResult(ResultMixin):
+class IntervalLPResult(_FieldsDict, ResultMixin):
     """Job-duration offline optimum (max-weight interval scheduling with at most N jobs in service).
 
     Parameters
@@ -307,9 +317,6 @@ class IntervalLPResult(ResultMixin):
     greedy_value: float
     status: str
     method: str = "LP over jobs, one capacity row per arrival epoch (interval matrix, TU), scipy HiGHS"
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 @dataclass

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from ..core.results import ResultMixin
 from ..core.validation import check_int, real_array
-from .results import Estimate
+from .results import Estimate, _FieldsDict
 
 # ------------------------------------------------------------------------------------------------
 # the study over N
 # ------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class LogFit(ResultMixin):
+class LogFit(_FieldsDict, ResultMixin):
     r"""Weighted least-squares fit :math:`y = \alpha + \beta \ln N` (weights 1/se^2, se = half-width/1.96,
     floored at a tenth of the median positive se);
     ``slope_hw`` is a 95 % half-width for :math:`\beta`; ``chi2`` and ``dof`` judge the fit.
@@ -33,9 +33,6 @@ class LogFit(ResultMixin):
     slope_hw: float
     chi2: float
     dof: int
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
     def __str__(self) -> str:
         return (f"{self.quantity}: {self.intercept:.3f} + ({self.slope:.3f} ± {self.slope_hw:.3f}) ln N  "

@@ -108,6 +108,34 @@ def _pick_distinct4(s0, s1, s2, s3, N, tried, ntried):
 
 
 @njit(cache=True)
+def _draw_server4(s0, s1, s2, s3, N, without, tried, a):
+    """Sample ``a`` (0-based) of an arrival's ``d``: a uniform server, distinct from ``tried[:a]`` and
+    recorded in ``tried[a]`` when sampling ``without`` replacement. Returns ``(server, state...)``."""
+    if without:
+        s, s0, s1, s2, s3 = _pick_distinct4(s0, s1, s2, s3, N, tried, a)
+        tried[a] = s
+        return s, s0, s1, s2, s3
+    return _randint4(s0, s1, s2, s3, N)
+
+
+@njit(cache=True)
+def _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
+                 b_sum, b_arr, b_lost, b_time, b_area):
+    """Bring the time integrals of ``n_k`` up to ``clock``; if ``batch >= 0``, store its statistics
+    (sum of ``btable[n_C]``, arrivals, lost arrivals, elapsed time, the integrals) in row ``batch``."""
+    for k in range(C + 1):
+        area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+        last[k] = clock
+    if batch >= 0:
+        b_sum[batch] = sum_b
+        b_arr[batch] = n_arr
+        b_lost[batch] = n_lost
+        b_time[batch] = clock - t_batch0
+        for k in range(C + 1):
+            b_area[batch, k] = area[k]
+
+
+@njit(cache=True)
 def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
                b_sum, b_arr, b_lost, b_time, b_area):
     """Simulate ``warmup + events`` events of the jump chain; write per-batch statistics.
@@ -157,16 +185,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
     for ev in range(total):
         if ev == next_boundary:
             # close the previous batch (if any) and open the next one
-            for k in range(C + 1):
-                area[k] += (start[k + 1] - start[k]) * (clock - last[k])
-                last[k] = clock
-            if batch >= 0:
-                b_sum[batch] = sum_b
-                b_arr[batch] = n_arr
-                b_lost[batch] = n_lost
-                b_time[batch] = clock - t_batch0
-                for k in range(C + 1):
-                    b_area[batch, k] = area[k]
+            _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
+                         b_sum, b_arr, b_lost, b_time, b_area)
             batch += 1
             sum_b = 0.0
             n_arr = 0
@@ -191,22 +211,14 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
                     target = s
             elif policy == 1:
                 for a in range(d):
-                    if without:
-                        s, s0, s1, s2, s3 = _pick_distinct4(s0, s1, s2, s3, N, tried, a)
-                        tried[a] = s
-                    else:
-                        s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
+                    s, s0, s1, s2, s3 = _draw_server4(s0, s1, s2, s3, N, without, tried, a)
                     if occ[s] < C:
                         target = s
                         break
             elif policy == 2:
                 bestk = C
                 for a in range(d):
-                    if without:
-                        s, s0, s1, s2, s3 = _pick_distinct4(s0, s1, s2, s3, N, tried, a)
-                        tried[a] = s
-                    else:
-                        s, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, N)
+                    s, s0, s1, s2, s3 = _draw_server4(s0, s1, s2, s3, N, without, tried, a)
                     k = occ[s]
                     if k < bestk:
                         bestk = k
@@ -251,16 +263,8 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
             _move_down(s, occ, perm, pos, start)
             J -= 1
     # close the last batch
-    for k in range(C + 1):
-        area[k] += (start[k + 1] - start[k]) * (clock - last[k])
-        last[k] = clock
-    if batch >= 0:
-        b_sum[batch] = sum_b
-        b_arr[batch] = n_arr
-        b_lost[batch] = n_lost
-        b_time[batch] = clock - t_batch0
-        for k in range(C + 1):
-            b_area[batch, k] = area[k]
+    _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
+                 b_sum, b_arr, b_lost, b_time, b_area)
     st[0] = s0
     st[1] = s1
     st[2] = s2

@@ -26,6 +26,7 @@ from ._style import (
     paper_style,
     place_legend,
 )
+from . import annotate as _annotate, curves as _curves
 from .annotate import (  # noqa: F401 (re-exported: the figures' constants)
     EVIDENCE,
     N_LABEL,
@@ -40,14 +41,14 @@ from .annotate import (  # noqa: F401 (re-exported: the figures' constants)
 )
 from .curves import blocking_curves, blocking_ratio, exact_vs_asymptotic, jsq_heatmap, retrial_vs_power
 
-__all__ = ["threshold_marks", "tail_slope", "blocking_ratio", "retrial_vs_power", "blocking_curves", "jsq_heatmap",
-           "exact_vs_asymptotic", "finite_n", "regret_decomposition", "supermarket_tails", "supermarket_distance",
+#: the figures re-exported from :mod:`.annotate` and :mod:`.curves`
+_REEXPORTED = (*_annotate.__all__, *_curves.__all__)
+
+__all__ = [*_REEXPORTED, "finite_n", "regret_decomposition", "supermarket_tails", "supermarket_distance",
            "mean_queue_vs_degree", "trajectories"]
 
 #: the doctests of the figures re-exported here run with this module's
-__test__ = {name: globals()[name] for name in ("threshold_marks", "tail_slope", "blocking_ratio",
-                                                "retrial_vs_power", "blocking_curves", "jsq_heatmap",
-                                                "exact_vs_asymptotic")}
+__test__ = {name: globals()[name] for name in _REEXPORTED}
 
 
 

@@ -31,6 +31,29 @@ def _grow2(a, newcols):
 
 
 @njit(cache=True)
+def _level_capacity(q, N):
+    """``(max(q), kcap)``: the longest queue and the first length of the level arrays, the least
+    ``kcap = 64 * 2**i >= 2 max(q) + 2``."""
+    kcap = 64
+    qmax0 = 0
+    for v in range(N):
+        if q[v] > qmax0:
+            qmax0 = q[v]
+    while kcap < 2 * qmax0 + 2:
+        kcap *= 2
+    return qmax0, kcap
+
+
+@njit(inline="always")
+def _drawn_before(buf, r, p):
+    """True if ``p`` is among the ``r`` neighbour indices ``buf[:r]`` drawn already (sampling without replacement)."""
+    for s in range(r):
+        if buf[s] == p:
+            return True
+    return False
+
+
+@njit(cache=True)
 def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, warmup, rec_dt,
                      n_batches, seed, max_kcap):
     """Run the supermarket model on one graph from the queue lengths ``q`` (modified in place).
@@ -44,13 +67,7 @@ def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, wa
     the total number of tasks over batch ``b`` of ``[warmup, t_end]`` (equal lengths).
     """
     np.random.seed(seed)
-    kcap = 64
-    qmax0 = 0
-    for v in range(N):
-        if q[v] > qmax0:
-            qmax0 = q[v]
-    while kcap < 2 * qmax0 + 2:
-        kcap *= 2
+    qmax0, kcap = _level_capacity(q, N)
     cnt = np.zeros(kcap, dtype=np.int64)           # cnt[j] = #{v : q[v] >= j}
     busy = np.empty(N, dtype=np.int32)
     pos = np.full(N, -1, dtype=np.int32)
@@ -130,12 +147,7 @@ def _simulate_kernel(indptr, indices, complete, N, d, lam, replace, q, t_end, wa
                         else:
                             while True:
                                 p = int(np.random.random() * deg)
-                                dup = False
-                                for s in range(r):
-                                    if buf[s] == p:
-                                        dup = True
-                                        break
-                                if not dup:
+                                if not _drawn_before(buf, r, p):
                                     break
                             buf[r] = p
                         if complete:
@@ -309,13 +321,7 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
     """
     n_slots = counts.shape[0]
     state = np.uint64(seed) * np.uint64(0x2545F4914F6CDD1D) + np.uint64(0x632BE59BD9B4E019)
-    kcap = 64
-    qmax0 = 0
-    for v in range(N):
-        if q[v] > qmax0:
-            qmax0 = q[v]
-    while kcap < 2 * qmax0 + 2:
-        kcap *= 2
+    qmax0, kcap = _level_capacity(q, N)
     cnt = np.zeros(kcap, dtype=np.int64)
     total = 0
     for v in range(N):
@@ -381,12 +387,7 @@ def _uniformized_kernel(indptr, indices, kreg, complete, N, d, lam, replace, q, 
                                 while True:
                                     state, u2 = _splitmix(state)
                                     p = int(u2 * deg)
-                                    dup = False
-                                    for s in range(r):
-                                        if buf[s] == p:
-                                            dup = True
-                                            break
-                                    if not dup:
+                                    if not _drawn_before(buf, r, p):
                                         break
                             buf[r] = p
                             if complete:

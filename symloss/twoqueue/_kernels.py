@@ -125,6 +125,16 @@ def _update(c, off, N, rho, K, buf, top):
 
 
 @njit(cache=True)
+def _contraction_rate(it, diff, prev, rate):
+    """Contraction rate estimate after sweep ``it``: ``min(diff / prev, 1)`` from the third sweep on
+    (while ``prev > 0``), else the previous estimate ``rate``."""
+    if it > 2 and prev > 0:
+        r = diff / prev
+        return r if r < 1.0 else 1.0
+    return rate
+
+
+@njit(cache=True)
 def gs_solve(c, off, N, rho, tol, maxiter):
     """Symmetric Gauss-Seidel sweeps until the max relative change of a sweep is below ``tol``.
 
@@ -151,9 +161,7 @@ def gs_solve(c, off, N, rho, tol, maxiter):
             diff = max(diff, _update(c, off, N, rho, K, buf, top))
         for K in range(2 * N - 1, 0, -1):
             diff = max(diff, _update(c, off, N, rho, K, buf, top))
-        if it > 2 and prev > 0:
-            r = diff / prev
-            rate = r if r < 1.0 else 1.0
+        rate = _contraction_rate(it, diff, prev, rate)
         prev = diff
         if diff < tol:
             break
@@ -204,9 +212,7 @@ def gs_generic(c, off, ptr, src, w, outr, tol, maxiter):
                         if r > diff:
                             diff = r
                     c[s] = x
-        if it > 2 and prev > 0:
-            r = diff / prev
-            rate = r if r < 1.0 else 1.0
+        rate = _contraction_rate(it, diff, prev, rate)
         prev = diff
         if diff < tol:
             break

@@ -55,6 +55,7 @@ from .corner import (
     default_J,
 )
 from .definition import RULES
+from .distribution import _conditioning
 from .outer_law import _outer_log_band, _outer_parts, outer_conditional
 from .summaries import (
     blocking_asymptotic,
@@ -275,19 +276,13 @@ class AsymptoticLaw:
             If the conditioning event underflows.
         """
         N = self.N
-        check_choice(of, "of", ("queue", "min"))
-        if (n is None) == (total is None):
-            raise ValueError("conditional: give exactly one of n (the other queue's occupancy) or total")
+        n, Kt = _conditioning(N, n, total, of)
         if n is not None:
-            n = check_int(n, "n", min_value=0, max_value=N)
-            if of != "queue":
-                raise ValueError("conditional: of='min' is only defined with total=")
             col = self.value(np.arange(N + 1), np.full(N + 1, n))
             s = col.sum()
             if s == 0:
                 raise ZeroDivisionError(f"P(n = {n}) underflows in the asymptotic law")
             return col / s
-        Kt = check_int(total, "total", min_value=0, max_value=2 * N)
         c = self.cvals[self.off[Kt]:self.off[Kt + 1]]
         out = np.zeros(N + 1)
         if len(c) == 0 or self.level[Kt] == 0:

@@ -29,6 +29,24 @@ def _zero_like(x):
     return x * 0
 
 
+def _conditioning(N: int, n, total, of: str):
+    """The checked arguments of ``conditional(n=None, *, total=None, of="queue")`` with ``N`` servers per queue.
+
+    Returns ``(n, None)`` or ``(None, total)``; raises :class:`ValueError` (naming the argument) unless
+    exactly one of ``n`` (in ``0..N``) and ``total`` (in ``0..2N``) is given, ``of`` is ``"queue"`` or
+    ``"min"``, and ``of="min"`` comes with ``total``.
+    """
+    check_choice(of, "of", ("queue", "min"))
+    if (n is None) == (total is None):
+        raise ValueError("conditional: give exactly one of n (the other queue's occupancy) or total")
+    if n is not None:
+        n = check_int(n, "n", min_value=0, max_value=N)
+        if of != "queue":
+            raise ValueError("conditional: of='min' is only defined with total=")
+        return n, None
+    return None, check_int(total, "total", min_value=0, max_value=2 * N)
+
+
 @public_home("symloss.twoqueue.jsq")
 @dataclass
 class TwoQueueDistribution(ResultMixin):
@@ -221,19 +239,13 @@ class TwoQueueDistribution(ResultMixin):
     def _conditional(self, n=None, *, total=None, of: str = "queue"):
         """Implementation of :meth:`conditional`."""
         N = self.N
-        check_choice(of, "of", ("queue", "min"))
-        if (n is None) == (total is None):
-            raise ValueError("conditional: give exactly one of n (the other queue's occupancy) or total")
+        n, K = _conditioning(N, n, total, of)
         if n is not None:
-            n = check_int(n, "n", min_value=0, max_value=N)
-            if of != "queue":
-                raise ValueError("conditional: of='min' is only defined with total=")
             col = [self.p[k][n] for k in range(N + 1)]
             s = _sum(col, self._zero())
             if s == 0:
                 raise ZeroDivisionError(f"P(n = {n}) is zero at this precision (underflow); use method='mp'")
             return self._vec([v / s for v in col])
-        K = check_int(total, "total", min_value=0, max_value=2 * N)
         col = [self.p[k][K - k] if 0 <= K - k <= N else self._zero() for k in range(N + 1)]
         s = _sum(col, self._zero())
         if s == 0:
