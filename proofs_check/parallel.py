@@ -8,7 +8,7 @@ certificate. ``executor="processes"`` uses local worker processes, ``"dask"`` a 
 (``scheduler="tcp://host:8786"``, or a ``LocalCluster`` started for the run), ``"serial"`` this
 process.
 
-The optional ``pandas`` is imported inside :func:`_read_store` only to test whether it is installed
+The optional ``pandas`` is imported inside ``_read_store`` only to test whether it is installed
 (without it the store is read with ``sqlite3``).
 
 The records come back in the order of the claims; a claim whose worker failed (raised outside the
@@ -62,7 +62,7 @@ def claim_point(claim: str, statement: str, code: str = "") -> dict:
     statement : str
         The hash of its statement; a claim whose statement changed is refused.
     code : str, optional
-        The :func:`code_hash` of the client (part of the store key only).
+        The ``code_hash`` of the client (part of the store key only).
 
     Returns
     -------

@@ -25,7 +25,7 @@ Crossings
 Signs at rational loads (ball samples)
 --------------------------------------
 ``D(rho) = B_ret(dt) - B_pod(d)`` is certified at a rational load from two *ball samples*
-(:func:`symloss.meanfield.enclosures.point_certificate`): a stored bracket of the retrial unknown
+(``symloss.meanfield.enclosures.point_certificate``): a stored bracket of the retrial unknown
 ``theta`` (``a = rho (1 + theta)``) and of ``t = log u_C`` for power-of-d, each with a certified sign
 change of the model's own equations at its ends. The sign counts only when the two log-blocking
 brackets are disjoint (three-valued logic). :func:`recheck_sample` re-verifies both brackets from
@@ -286,7 +286,7 @@ def prove_no_crossing(C: int, d_ret: int, d_pod: int, sample_rho: Fraction = Fra
     the sign of ``B_ret - B_pod`` at one rational load is the sign everywhere (continuity).
 
     Either ``R_v`` has no root in (0, 1), or every root it has there is excluded as a physical
-    crossing by :func:`exclude_root`. Returns the data with ``"sign"`` = the certified constant sign,
+    crossing by ``exclude_root``. Returns the data with ``"sign"`` = the certified constant sign,
     or with ``"sign"`` absent when a root could not be excluded."""
     Qr = model_polynomial("retrial", C, d_ret)
     Qp = model_polynomial("power", C, d_pod)

@@ -1,11 +1,11 @@
 r"""Shared pieces of the seed-003 claims (two M/M/N/N queues under JSQ); registers no claim.
 
-* the case table of the transition rules (:data:`CASES`, :data:`DEPARTURES`), checked against the rule
-  function of :mod:`symloss.twoqueue` (:func:`_table_matches_model`) and aggregated symbolically
-  (:func:`_lumpability_symbolic`): the aggregation lemma ``p(N, N) = E(2N, rho)`` of the claim
-  ``seed003.blocking_equals_erlang`` (:mod:`proofs_check.claims.seed003_twoqueue`), re-checked by every
-  regime claim (:func:`_aggregation_recheck`);
-* arb helpers of the regime claims (:mod:`proofs_check.claims.seed003_regimes`): rationals and balls
+* the case table of the transition rules (``CASES``, ``DEPARTURES``), checked against the rule
+  function of :mod:`symloss.twoqueue` (``_table_matches_model``) and aggregated symbolically
+  (``_lumpability_symbolic``): the aggregation lemma ``p(N, N) = E(2N, rho)`` of the claim
+  ``seed003.blocking_equals_erlang`` (``proofs_check.claims.seed003_twoqueue``), re-checked by every
+  regime claim (``_aggregation_recheck``);
+* arb helpers of the regime claims (``proofs_check.claims.seed003_regimes``): rationals and balls
   from stored strings, stored-versus-fresh ball comparison, SymPy zero tests of stored expressions.
 """
 from __future__ import annotations

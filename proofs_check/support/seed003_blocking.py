@@ -1,7 +1,7 @@
 r"""The blocking regimes of seed 003 (``seed003.blocking_regime.*``): bound formulas, their SymPy
 derivations, arb brackets at the claims' instances and the re-checks; registers no claim.
 
-The claims (statements and searches) are in :mod:`proofs_check.claims.seed003_regimes`; see its
+The claims (statements and searches) are in ``proofs_check.claims.seed003_regimes``; see its
 docstring for the three regimes ``a > 1/2``, ``a < 1/2`` and Halfin-Whitt.
 """
 from __future__ import annotations

@@ -2,7 +2,7 @@ r"""The corner law of seed 003 and the regime boundaries (``seed003.corner_law.*
 ``seed003.regime_boundary.*``): the kernel-method closed form derived from the rules, its check against
 an independent level reduction, the pole analysis at ``a = 1/4``, the kinks at ``a = 1/2``, the
 finite-system convergence (EVIDENCE) and the re-checks; registers no claim (the claims are in
-:mod:`proofs_check.claims.seed003_regimes`).
+``proofs_check.claims.seed003_regimes``).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 r"""The imbalance regimes of seed 003 (``seed003.imbalance_regime.*``): cut equations of
 ``d = |m - n|`` generated from the rules, exact identities on fmpq laws, the bound recursion in arb and
-the re-check; registers no claim (the claims are in :mod:`proofs_check.claims.seed003_regimes`).
+the re-check; registers no claim (the claims are in ``proofs_check.claims.seed003_regimes``).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ a path, and the decomposition of the cost estimated on common random numbers (th
 ``evaluate`` and ``decomposition``; the class validates its arguments and delegates here).
 
 They are fast paths written for the shipped rules (the class refuses an edited table). The numba
-kernels are imported from :mod:`._kernels` inside :func:`_kernels`, on first use: importing numba
+kernels are imported from ``symloss.admission._kernels`` inside the function ``_kernels()``, on first use: importing numba
 and compiling (or loading the cached) kernels is not paid by ``import symloss.admission``.
 """
 from __future__ import annotations
@@ -267,7 +267,7 @@ def decomposition(net, horizon: float, replications: int, cs: list, seed, n0, pr
     seed : object
         The root seed.
     n0 : int or None
-        The start state (:func:`start_state`).
+        The start state (``start_state``).
     progress : callable or None
         Called as ``progress(i, replications)``.
     max_work : float

@@ -75,7 +75,7 @@ def _arb_ball(v) -> bool:
 
 
 def network_param(x, name: str):
-    """A rate or reward of the network: a real number in :data:`PARAM_RANGE`, a point value (not a ball).
+    """A rate or reward of the network: a real number in ``PARAM_RANGE``, a point value (not a ball).
 
     Parameters
     ----------

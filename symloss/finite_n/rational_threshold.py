@@ -233,7 +233,7 @@ def recheck_threshold_certificate(data, *, digits=None):
     width, the square-free part changes sign across it, and the stored signs of ``R`` at the stored
     points are recomputed (crossing = sign change); the signs just above 0 and at infinity recomputed.
     Whether ``P_a/Q_a`` and ``P_b/Q_b`` are the chains' blockings is checked by
-    :func:`recheck_blocking_rational_function`.
+    ``recheck_blocking_rational_function``.
 
     Parameters
     ----------

@@ -1,5 +1,5 @@
 """Derivative tables of the refined mean field (:func:`symloss.refined_mean_field`), generated once per
-definition: every derivative of every rate and of the blocking up to order :data:`MAX_ORDER`, with
+definition: every derivative of every rate and of the blocking up to order ``MAX_ORDER``, with
 respect to the variables each depends on, compiled to float64 (NumPy) and ``arb`` evaluators; the
 linear invariants removed by a rational basis of the span of the jumps.
 """
@@ -38,7 +38,7 @@ def _multiplicity(ms) -> int:
 
 
 def _derivatives(expr, xs, idx):
-    """``[(multiset, derivative)]`` of ``expr`` up to order :data:`MAX_ORDER` with respect to the
+    """``[(multiset, derivative)]`` of ``expr`` up to order ``MAX_ORDER`` with respect to the
     variables it depends on (non-zero ones; order 0 first), each derivative obtained from its
     parent by one differentiation (polynomials through ``sympy.Poly``)."""
     dep = sorted(idx[v] for v in expr.free_symbols if v in idx)

@@ -2,7 +2,7 @@
 policies (private ``symloss.finite_n._kernels``), used only when the model's finite-N chain is
 identical (SymPy, :func:`symloss.core.registry.same_system`) to the count chain the kernel realises.
 
-The kernel module is imported on first use (:func:`_kernel`), not at import: it loads numba and
+The kernel module is imported on first use (``_kernel``), not at import: it loads numba and
 compiles or loads the machine code from numba's disk cache, which ``import symloss`` should not pay.
 """
 from __future__ import annotations

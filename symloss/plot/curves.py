@@ -45,7 +45,7 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     r"""The ratio :math:`B_a/B_b` of two blockings against the load, on log-log axes, with thresholds
     marked: where the curve crosses 1 the two policies block equally; below 1, policy *a* blocks less.
     Each threshold is written with its status, ``PROVED`` (a certified object, see
-    :func:`threshold_marks`) or ``EVIDENCE`` (a number, a float scan).
+    ``threshold_marks``) or ``EVIDENCE`` (a number, a float scan).
 
     Parameters
     ----------
@@ -410,7 +410,7 @@ def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel
                         probability: bool = False, width="single", height=None, title: str | None = None):
     r"""An exact quantity and its asymptotic approximation on log-log axes, with a second panel of the
     relative error :math:`|\mathrm{asymptotic}/\mathrm{exact} - 1|` (log-log) and the least-squares
-    line of its tail, labelled with the slope it has (:func:`tail_slope`; the slope expected in theory,
+    line of its tail, labelled with the slope it has (``tail_slope``; the slope expected in theory,
     ``reference_slope``, is written beside it, never drawn as if it were the data's).
 
     Parameters

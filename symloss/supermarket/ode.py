@@ -30,9 +30,9 @@ def solve_ode(m, s0v, tt, dps, rtol, atol, max_steps, deadline) -> OdeSolution:
     m : Supermarket
         The model.
     s0v : list
-        Checked initial tail fractions (:func:`check_s0`).
+        Checked initial tail fractions (``check_s0``).
     tt : numpy.ndarray
-        Checked output times (:func:`check_times`).
+        Checked output times (``check_times``).
     dps : int or None
         Checked digits (``None``: float64).
     rtol, atol : float

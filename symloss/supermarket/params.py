@@ -1,6 +1,6 @@
 """Arguments of the supermarket mean field: the checked ``d`` and ``lam``, and ``lam`` as an mpf, as an
-exact SymPy number and through ``-log(lam)`` at any closeness to 1 (shared by :mod:`.meanfield`,
-:mod:`.drift`, :mod:`.ode` and :mod:`.simulate`)."""
+exact SymPy number and through ``-log(lam)`` at any closeness to 1 (shared by :mod:`symloss.supermarket.meanfield`,
+:mod:`symloss.supermarket.drift`, :mod:`symloss.supermarket.ode` and :mod:`symloss.supermarket.simulate`)."""
 from __future__ import annotations
 
 from fractions import Fraction

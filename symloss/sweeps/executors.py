@@ -1,5 +1,5 @@
-"""The executors of a sweep: one point in a worker (:func:`_run_point`), a pool of local processes
-rebuilt when a worker dies (:func:`_run_processes`), and a Dask cluster (:func:`_run_dask`).
+"""The executors of a sweep: one point in a worker (``_run_point``), a pool of local processes
+rebuilt when a worker dies (``_run_processes``), and a Dask cluster (``_run_dask``).
 
 ``distributed`` (and ``multiprocessing``'s pool machinery) are imported inside the executor that uses
 them: Dask is an optional dependency, not loaded by ``import symloss.sweeps``.

@@ -3,7 +3,7 @@
 
 One row per point (parameters as canonical JSON, result as JSON, status, error text, timings, worker,
 package version) and one row per call of :func:`~symloss.sweeps.engine.sweep` in ``runs``. SQLite in
-WAL mode, one short transaction per point. pandas is imported inside :func:`_maybe_numeric` only (an
+WAL mode, one short transaction per point. pandas is imported inside ``_maybe_numeric`` only (an
 optional dependency, not loaded by ``import symloss.sweeps``).
 """
 from __future__ import annotations

@@ -13,7 +13,7 @@ contract: a list of ``(m2, n2, rho_coeff, const)``, the rate being ``rho_coeff *
 vectorised evaluator used by the large float solves (:func:`rule_arrays`), the SymPy balance equations
 (:func:`balance_equations`), the residual check of every float answer (:func:`balance_residual`), the
 lumped level kernels (:mod:`.kernels`) and the symbolic derivations of the asymptotics
-(:mod:`.derivation`).
+(:mod:`symloss.twoqueue.derivation`).
 
 Examples
 --------

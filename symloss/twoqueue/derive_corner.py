@@ -238,7 +238,7 @@ class CornerEquations:
 @public_home("symloss.twoqueue.derivation")
 @functools.lru_cache(maxsize=16)
 def corner_equations(rules=RULES) -> CornerEquations:
-    r"""Corner equations to first order, derived from :func:`lumped_equations`.
+    r"""Corner equations to first order, derived from ``lumped_equations``.
 
     Examples
     --------

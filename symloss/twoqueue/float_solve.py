@@ -11,7 +11,7 @@ the model.
 
 The model is read through its public surface (``N``, ``rho``, ``rules``, ``transitions``, ``kernels``,
 ``generator``, ``residual``), so a subclass that overrides one of them is followed. The numba kernels
-are loaded on first use (:mod:`symloss.twoqueue._numba`); SciPy's sparse modules likewise (they are not
+are loaded on first use (``symloss.twoqueue._numba``); SciPy's sparse modules likewise (they are not
 needed by ``import symloss.twoqueue``).
 """
 from __future__ import annotations

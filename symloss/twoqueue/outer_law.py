@@ -74,7 +74,7 @@ def _outer_parts(r, ds, rules=RULES):
 @public_home("symloss.twoqueue.asymptotic")
 def outer_conditional(rho: float, K: int, ds: np.ndarray, order: int = 1, rules=RULES) -> np.ndarray:
     r""":math:`c_K(d)` of the outer law (``order`` 0 or 1) on the given ``d`` values, renormalised on them
-    (Yao and Knessl 2008, see the references of :func:`asymptotic_law`).
+    (Yao and Knessl 2008, see the references of ``asymptotic_law``).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 r"""Truncated power series, and the numbers of the corner law evaluated from its SymPy closed form.
 
 :class:`PowerSeries` is the number type into which the closed-form expressions of
-:mod:`.derivation` are lambdified (``sympy.lambdify(..., modules=[{"sqrt": ps_sqrt}])``): the same
+:mod:`symloss.twoqueue.derivation` are lambdified (``sympy.lambdify(..., modules=[{"sqrt": ps_sqrt}])``): the same
 expression that prints in LaTeX is the one whose coefficients are extracted. Coefficients are float64
 (``numpy``) or ``mpmath.mpf`` (object arrays), so the closed form can be checked against an
 independent solve to any precision.

@@ -36,7 +36,7 @@ def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> floa
     rho : float
         The load.
     regime : str
-        One of :data:`REGIMES`.
+        One of ``REGIMES``.
     order : {0, 1}
         Leading term, or with the next.
 
@@ -63,13 +63,13 @@ def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> floa
 
 
 def blocking_key(regime: str) -> str:
-    """The regime of :func:`~symloss.twoqueue.derivation.blocking_expansion` for a regime of :data:`REGIMES`
+    """The regime of :func:`~symloss.twoqueue.derivation.blocking_expansion` for a regime of ``REGIMES``
     (the three corner regimes share one expansion).
 
     Parameters
     ----------
     regime : str
-        One of :data:`REGIMES`.
+        One of ``REGIMES``.
 
     Returns
     -------
@@ -260,7 +260,7 @@ def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
 def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = None) -> np.ndarray:
     r"""Composite approximation of the diagonal :math:`p(n, n) = \pi_{2n} c_{2n}(0)`, any ``a``.
 
-    Outer (valid away from the corner): :math:`c_K(0) = g(0; K/\rho)` (:func:`outer_conditional`,
+    Outer (valid away from the corner): :math:`c_K(0) = g(0; K/\rho)` (``outer_conditional``,
     order 0). Inner (corner, deficit ``j = 2N - K``): the corner problem with ``2a`` (for ``a >= 1/2``
     a boundary-value problem), closed at ``j = J`` by the outer law at ``r = 2a`` (so it matches).
     Composite: :math:`c_K(0) = g(0; K/\rho) + (c^{in}_j(0) - g(0; 2a))` for ``j <= J``. Error O(1/rho)
@@ -315,7 +315,7 @@ def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = Non
     total as an Erlang queue), and their exchange at ``m = rho/4`` (the origin of the a ~ 1/4 regime) is a
     Laplace-type sum over ``n`` near ``rho/4`` of width O(sqrt(rho)), resolved without a separate layer
     analysis (Yao and Knessl 2008 derive the two rays and the a ~ 1/4 layer; see the references of
-    :func:`asymptotic_law`).
+    ``asymptotic_law``).
 
     Parameters
     ----------
