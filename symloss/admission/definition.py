@@ -28,6 +28,7 @@ from functools import lru_cache
 import sympy as sp
 
 from ..core.model import ModelDefinitionError
+from ..core.registry import same_system
 
 __all__ = ["Rule", "RULES", "n", "N", "lam_H", "lam_L", "mu", "is_shipped", "rates"]
 
@@ -73,12 +74,13 @@ def _check(rules) -> None:
 
 @lru_cache(maxsize=32)
 def is_shipped(rules) -> bool:
-    """Exact SymPy identity of ``rules`` with ``RULES`` (same classes, jumps and rates)."""
+    """Exact identity of ``rules`` with ``RULES`` (same classes, jumps and rates; the rates decided by
+    :func:`symloss.core.registry.same_system`)."""
     if rules is RULES:
         return True
     _check(rules)
     by = {r.cls: r for r in rules}
-    return all(by[s.cls].jump == s.jump and sp.simplify(sp.sympify(by[s.cls].rate) - s.rate) == 0 for s in RULES)
+    return all(by[s.cls].jump == s.jump and same_system(sp.sympify(by[s.cls].rate), s.rate) for s in RULES)
 
 
 @lru_cache(maxsize=32)

@@ -17,6 +17,7 @@ import sympy as sp
 
 from ..core.identity import state_key
 from ..core.precision import PrecisionError, rounded, working
+from ..core.registry import same_system
 from ..core.validation import BudgetError
 from .params import MAX_LEVELS, _lam_mpf, _lam_sympy
 from .results import SupermarketFixedPoint
@@ -110,7 +111,8 @@ def definition_drift(m, K: int, module: str):
 
 
 def definition_is_shipped(m, K: int) -> bool:
-    """Exact SymPy identity of the definition's drift with the shipped one (truncation ``K``).
+    """Exact identity of the definition's drift with the shipped one (truncation ``K``), decided by
+    :func:`symloss.core.registry.same_system`.
 
     Parameters
     ----------
@@ -126,8 +128,7 @@ def definition_is_shipped(m, K: int) -> bool:
     key = ("same",) + _drift_key(m, K, "")
     v = _DEF_CACHE.get(key)
     if v is None:
-        diff = (m.drift(K) - _shipped_class(m).drift(m, K)).applyfunc(sp.expand)
-        v = _DEF_CACHE[key] = all(e == 0 for e in diff)
+        v = _DEF_CACHE[key] = same_system(m.drift(K), _shipped_class(m).drift(m, K))
     return v
 
 
