@@ -29,10 +29,12 @@ CASES = {
     "RetrialOfD(20, 3).blocking(15)": "lambda: symloss.RetrialOfD(20, 3).blocking(15)",
     "user hybrid(3,2,2).blocking(2)": "lambda: hybrid(3, 2, 2).blocking(2)",
     "certified_threshold(3, 2, 3)": "lambda: symloss.certified_threshold(3, 2, 3, dps=20).threshold",
-    "exact_finite_n(power, N=10, C=2, d=2)": "lambda: symloss.exact_finite_n('power', 10, 1.5, C=2, d=2).blocking",
-    "TwoQueueJSQ(30, 25).blocking()": "lambda: symloss.TwoQueueJSQ(30, 25).blocking()",
+    "exact_finite_n(PowerOfD(2,2), N=10)": "lambda: symloss.exact_finite_n(symloss.PowerOfD(2, 2), 10, rho=1.5).blocking",
+    "TwoQueueJSQ(30, 25).stationary_distribution()":
+        "lambda: symloss.TwoQueueJSQ(30, 25).stationary_distribution().blocking",
     "Supermarket(2, 0.9).mean_queue_length()": "lambda: symloss.Supermarket(2, 0.9).mean_queue_length()",
-    "OverloadedLossNetwork fluid_reward": "lambda: symloss.OverloadedLossNetwork(1, 1, 1.5).fluid_reward()",
+    "OverloadedLossNetwork(20,..).trunk_reservation(2)":
+        "lambda: symloss.OverloadedLossNetwork(20, 0.6, 0.8, 2, 1).trunk_reservation(2).p_full",
 }
 
 CHILD = r'''
@@ -80,7 +82,7 @@ def run(tree: Path, cases: dict) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--base", default="9e047cb", help="baseline commit (default: the tree before issue 22)")
-    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=4)
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
