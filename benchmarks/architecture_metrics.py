@@ -38,8 +38,11 @@ def main(argv=None) -> int:
     for n, p in long:
         print(f"    {n:5d}  {p}")
     dup = rules.duplicate_pairs()
-    print(f"duplicate pairs (symloss/ + proofs_check/): {dup if dup is not None else 'duplicates tool not found'} "
-          f"(target <= 30)")
+    if dup is None:
+        print("duplicate pairs: the duplicates tool is not installed")
+    else:
+        print(f"duplicate pairs (symloss/ + proofs_check/): {dup[0]} (target <= 30), of which {dup[1]} share "
+              f"docstring text only and {dup[0] - dup[1]} share code")
     doc, tot, missing = rules.numpydoc_parameters_coverage()
     print(f"numpydoc Parameters: {doc}/{tot} = {100 * doc / tot:.1f} % (target >= 90 %)")
     if show:

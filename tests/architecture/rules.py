@@ -208,18 +208,33 @@ def numpydoc_parameters_coverage():
     return documented, total, missing
 
 
+def _docstring_lines(path: pathlib.Path) -> set:
+    lines = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            lines.update(range(node.lineno, node.end_lineno + 1))
+    return lines
+
+
 def duplicate_pairs(seconds: int = 60):
-    """The number of pairs the ``duplicates`` tool reports within ``symloss/`` plus within
-    ``proofs_check/`` (``None`` where the tool is not installed)."""
+    """``(pairs, docstring_only)``: the number of pairs the ``duplicates`` tool reports within
+    ``symloss/`` plus within ``proofs_check/``, and how many of them share docstring text only (the
+    first side of the pair lies inside a docstring); ``None`` where the tool is not installed."""
+    import re
     import shutil
     import subprocess
-    import re
     if shutil.which("duplicates") is None:
         return None
-    total = 0
+    total = doc = 0
+    row = re.compile(r"D\d+ (\S+):(\d+)-(\d+) ~ ")
     for pkg in PACKAGES:
-        out = subprocess.run(["duplicates", "--repo", str(ROOT / pkg), "--seconds", str(seconds), "--most", "1"],
+        out = subprocess.run(["duplicates", "--repo", str(ROOT / pkg), "--seconds", str(seconds), "--most", "200"],
                              capture_output=True, text=True).stdout
         m = re.match(r"(\d+) pairs", out)
         total += int(m.group(1)) if m else 0
-    return total
+        for line in out.splitlines():
+            r = row.match(line)
+            if r:
+                lines = _docstring_lines(ROOT / pkg / r.group(1))
+                doc += all(k in lines for k in range(int(r.group(2)), int(r.group(3)) + 1))
+    return total, doc
