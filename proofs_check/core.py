@@ -37,7 +37,7 @@ from . import claims as _claims_pkg
 __all__ = [
     "Status", "Certificate", "Claim", "ClaimResult", "CertificateError",
     "register", "claim", "all_claims", "select", "run_claims", "recheck_records", "dump_json",
-    "certificate_document", "QUICK_SELECTION",
+    "certificate_document", "QUICK_SELECTION", "SCOPES",
 ]
 
 
@@ -91,6 +91,7 @@ class Claim:
     tags: tuple[str, ...] = ()
     summarize: Callable[[dict, Status], str] | None = None
     unchecked: tuple[str, ...] = ()
+    scope: str = "default"              # "default": run by ``symloss verify``; "full": only with --scope full
 
     def unchecked_fields(self) -> list[str]:
         """The record fields no re-check verifies (JSON pointers into the record of
@@ -136,6 +137,11 @@ QUICK_SELECTION = ("erlang.*", "seed000.dominance.*", "seed000.same_d.C[1-5]_*",
                    "seed000.erlang_bounds.fluid_lower", "seed001.fluid_lp", "seed002.fixed_point",
                    "seed003.blocking_equals_erlang")
 
+#: The claim scopes: ``"default"`` (what ``symloss verify`` runs, about 4 minutes on two cores) and
+#: ``"full"`` (every registered claim: the seed-000 registry up to ``C = 100``, ``d < dt <= 10``, and a
+#: few claims at ``C`` up to 1000; ``symloss verify --scope full``, meant for processes or a Dask cluster).
+SCOPES = ("default", "full")
+
 _REGISTRY: dict[str, Claim] = {}
 _DISCOVERED = False
 
@@ -166,7 +172,8 @@ def register(c: Claim) -> Claim:
 
 def claim(id: str, *, statement: str, source: str, method: str, expected: Status | str,
           recheck: Callable[[dict], Status] | None = None, tags: Iterable[str] = (),
-          summarize: Callable[[dict, Status], str] | None = None, unchecked: Iterable[str] = ()):
+          summarize: Callable[[dict, Status], str] | None = None, unchecked: Iterable[str] = (),
+          scope: str = "default"):
     """Decorator: register the decorated zero-argument function as the claim's search.
 
     Parameters
@@ -183,16 +190,26 @@ def claim(id: str, *, statement: str, source: str, method: str, expected: Status
         Free-form tags.
     summarize, unchecked : optional
         See :class:`Claim`.
+    scope : {"default", "full"}, optional
+        ``"default"``: part of the default ``symloss verify`` run; ``"full"``: run only by
+        ``symloss verify --scope full`` (see :data:`SCOPES`).
 
     Returns
     -------
     callable
         The decorator (it returns the decorated function unchanged).
+
+    Raises
+    ------
+    ValueError
+        If ``scope`` is not one of :data:`SCOPES`.
     """
+    _check_scope(scope)
+
     def deco(fn: Callable[[], Certificate]):
         register(Claim(id=id, statement=statement, source=source, method=method,
                        expected=Status(expected), prove=fn, recheck=recheck, tags=tuple(tags),
-                       summarize=summarize, unchecked=tuple(unchecked)))
+                       summarize=summarize, unchecked=tuple(unchecked), scope=scope))
         return fn
     return deco
 
@@ -208,20 +225,34 @@ def all_claims() -> list[Claim]:
     return list(_REGISTRY.values())
 
 
-def select(patterns: Iterable[str] | None = None) -> list[Claim]:
-    """The registered claims whose id matches one of ``patterns``.
+def _check_scope(scope) -> None:
+    if scope not in SCOPES:
+        raise ValueError(f"scope={scope!r}: must be one of {', '.join(map(repr, SCOPES))}")
+
+
+def select(patterns: Iterable[str] | None = None, *, scope: str = "default") -> list[Claim]:
+    """The registered claims of a scope whose id matches one of ``patterns``.
 
     Parameters
     ----------
     patterns : iterable of str, optional
-        ``fnmatch`` patterns (case-sensitive); none or empty: every claim.
+        ``fnmatch`` patterns (case-sensitive); none or empty: every claim of the scope.
+    scope : {"default", "full"}, optional
+        ``"default"``: the claims of the default ``symloss verify`` run; ``"full"``: every registered
+        claim (the default ones and those registered with ``scope="full"``).
 
     Returns
     -------
     list of Claim
         In registry order.
+
+    Raises
+    ------
+    ValueError
+        If ``scope`` is not one of :data:`SCOPES`.
     """
-    claims = all_claims()
+    _check_scope(scope)
+    claims = [c for c in all_claims() if scope == "full" or c.scope == "default"]
     pats = list(patterns or [])
     if not pats:
         return claims

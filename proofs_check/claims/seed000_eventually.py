@@ -1,8 +1,10 @@
 r"""Seed 000, claim 3: for ``dt > d`` retrial-of-dt blocks less than power-of-d at all large loads,
 with the certified threshold load and the number of crossings.
 
-``seed000.eventually.C{C}_d{d}_dt{dt}`` for every ``C <= 20`` and ``1 <= d < dt <= 6`` (power-of-1 is
-random routing, in tail variables): there is :math:`\rho_0` with
+``seed000.eventually.C{C}_d{d}_dt{dt}`` for every ``C <= 100`` and ``1 <= d < dt <= 10`` (power-of-1 is
+random routing, in tail variables), and at ``C = 200, 500, 1000`` for ``(d, dt) = (1, 2), (2, 3)``
+(scope ``"full"`` beyond ``C <= 20`` and a sample at ``C = 30, 50, 100``:
+:func:`proofs_check.support.seed000.scope_of`): there is :math:`\rho_0` with
 :math:`B_{ret}(\tilde d) < B_{pod}(d)` for every :math:`\rho > \rho_0`.
 
 PROVED by a certified comparison for every load (:mod:`proofs_check.support.seed000_compare`):
@@ -19,10 +21,10 @@ recomputed by the tests and lie in the certified intervals.
 from __future__ import annotations
 
 from proofs_check.core import claim
-from proofs_check.support import seed000_compare as cmp
+from proofs_check.support import seed000 as com, seed000_compare as cmp
 
-C_RANGE = range(1, 21)
-PAIRS = [(d, dt) for d in range(1, 6) for dt in range(d + 1, 7)]
+C_RANGE = range(1, com.REGISTRY_C_MAX + 1)
+PAIRS = [(d, dt) for d in range(1, com.REGISTRY_D_MAX) for dt in range(d + 1, com.REGISTRY_D_MAX + 1)]
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 3 (retrial-of-dt beats power-of-d at high load)"
 
 
@@ -31,11 +33,13 @@ def _statement(C, d, dt):
             rf"\ \text{{(with the certified threshold load and the number of crossings)}}")
 
 
-for _C in C_RANGE:
-    for _d, _dt in PAIRS:
-        _p, _r = cmp.make_eventually(_C, _d, _dt)
-        claim(f"seed000.eventually.C{_C}_d{_d}_dt{_dt}", statement=_statement(_C, _d, _dt), source=SOURCE,
-              method="certified comparison for every load: 1-D reduction, Taylor models on dyadic cells, "
-                     "isolated crossings (Taylor model of the derivative), elementary small-load bounds, exact "
-                     "Taylor model at large load",
-              expected="PROVED", recheck=_r, tags=("seed000", "comparison"), summarize=cmp.eventually_summary)(_p)
+_CASES = [(C, d, dt) for C in C_RANGE for d, dt in PAIRS] + [(C, d, dt) for C in com.LARGE_C for d, dt in com.LARGE_C_PAIRS]
+
+for _C, _d, _dt in _CASES:
+    _p, _r = cmp.make_eventually(_C, _d, _dt)
+    claim(f"seed000.eventually.C{_C}_d{_d}_dt{_dt}", statement=_statement(_C, _d, _dt), source=SOURCE,
+          method="certified comparison for every load: 1-D reduction, Taylor models on dyadic cells, "
+                 "isolated crossings (Taylor model of the derivative), elementary small-load bounds, exact "
+                 "Taylor model at large load",
+          expected="PROVED", recheck=_r, tags=com.scale_tags(_C, _dt, ("seed000", "comparison")),
+          summarize=cmp.eventually_summary, scope=com.scope_of(_C, (_d, _dt)))(_p)

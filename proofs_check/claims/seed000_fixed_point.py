@@ -23,7 +23,7 @@ from flint import fmpz_poly
 from proofs_check.core import Certificate, CertificateError, Status, claim
 from proofs_check.support import seed000 as com
 
-CASES = [(C, d) for C in range(1, 21) for d in range(2, 7)]
+CASES = [(C, d) for C in range(1, com.REGISTRY_C_MAX + 1) for d in range(2, com.REGISTRY_D_MAX + 1)]
 
 
 def _polys(C, d):
@@ -90,4 +90,5 @@ for _C, _d in CASES:
           source="Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 1 (uniqueness of the fixed point)",
           method="exact polynomials (flint): non-negative coefficients of the numerator of g'; "
                  "model drift checked to be the birth-death form (SymPy)",
-          expected="PROVED", recheck=_r, tags=("seed000",), summarize=_summarize)(_p)
+          expected="PROVED", recheck=_r, tags=com.scale_tags(_C, _d), summarize=_summarize,
+          scope=com.scope_of(_C, (_d,)))(_p)

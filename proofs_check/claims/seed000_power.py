@@ -36,7 +36,7 @@ from proofs_check.support import seed000 as com
 from symloss.meanfield.enclosures import (BindingError, carried_load_lemma, power_binding, retrial_binding,
                                           retrial_g_lemma)
 
-C_RANGE = range(1, 21)
+C_RANGE = range(1, com.REGISTRY_C_MAX + 1)
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claims 1 and 5"
 
 
@@ -121,17 +121,19 @@ def _make_monotone(C, d):
 
 
 for _C in C_RANGE:
-    for _d in range(1, 7):
+    for _d in range(1, com.REGISTRY_D_MAX + 1):
         _p, _r = _make_power(_C, _d)
         claim(f"seed000.power_unique_fixed_point.C{_C}_d{_d}",
               statement=(rf"C = {_C},\ d = {_d}:\ \text{{the power-of-d fixed point is unique for every }} \rho > 0"
                          rf"\ \text{{and }} u_C \text{{ increases with }} \rho"),
               source=SOURCE, method="exact identity on the model's drift (telescoped stationary equations, SymPy)",
-              expected="PROVED", recheck=_r, tags=("seed000",), summarize=_power_summary)(_p)
-    for _d in range(1, 6):
+              expected="PROVED", recheck=_r, tags=com.scale_tags(_C, _d), summarize=_power_summary,
+              scope=com.scope_of(_C, (_d,)))(_p)
+    for _d in range(1, com.REGISTRY_D_MAX):
         _p, _r = _make_monotone(_C, _d)
         claim(f"seed000.retrial_monotone_d.C{_C}_d{_d}",
               statement=rf"C = {_C}:\ B_{{ret}}({_d + 1}) < B_{{ret}}({_d})\ \text{{for every }} \rho > 0",
               source=SOURCE, method="exact lemmas (flint): g_d, g_{d+1} and the carried load increasing; "
                                     "g_{d+1} < g_d; model drifts checked (SymPy)",
-              expected="PROVED", recheck=_r, tags=("seed000",), summarize=_monotone_summary)(_p)
+              expected="PROVED", recheck=_r, tags=com.scale_tags(_C, _d + 1), summarize=_monotone_summary,
+              scope=com.scope_of(_C, (_d,)))(_p)

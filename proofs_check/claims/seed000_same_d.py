@@ -21,8 +21,8 @@ from __future__ import annotations
 from proofs_check.core import Certificate, CertificateError, Status, claim
 from proofs_check.support import seed000 as com, seed000_compare as cmp
 
-C_RANGE = range(1, 21)
-D_RANGE = range(2, 7)
+C_RANGE = range(1, com.REGISTRY_C_MAX + 1)
+D_RANGE = range(2, com.REGISTRY_D_MAX + 1)
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claim 2 (power-of-d vs retrial-of-d, same d)"
 
 
@@ -92,4 +92,5 @@ for _C in C_RANGE:
                   "elementary small-load bounds, exact Taylor model at large load")
             _tags = ("seed000", "comparison")
         claim(f"seed000.same_d.C{_C}_d{_d}", statement=_statement(_C, _d), source=SOURCE, method=_m,
-              expected="PROVED", recheck=_r, tags=_tags, summarize=_s)(_p)
+              expected="PROVED", recheck=_r, tags=com.scale_tags(_C, _d, _tags), summarize=_s,
+              scope=com.scope_of(_C, (_d,)))(_p)

@@ -62,6 +62,72 @@ ASSUMPTIONS = ("the mean-field fixed point of each policy is unique and continuo
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md)"
 
 
+#: The seed-000 registry at scale (issue 25): every ``C <= REGISTRY_C_MAX`` and ``d < dt <= REGISTRY_D_MAX``.
+#: The default ``symloss verify`` run covers ``C <= DEFAULT_C_MAX`` with every ``d`` and, at the loads of
+#: :data:`SCALE_SAMPLE_C`, the sample of ``d`` in :data:`SCALE_SAMPLE_D` (pairs :data:`SCALE_SAMPLE_PAIRS`);
+#: the rest, and the comparisons at :data:`LARGE_C`, are scope ``"full"`` (``symloss verify --scope full``).
+REGISTRY_C_MAX = 100
+REGISTRY_D_MAX = 10
+DEFAULT_C_MAX = 20
+SCALE_SAMPLE_C = (30, 50, 100)
+SCALE_SAMPLE_D = (1, 2, 9, 10)
+SCALE_SAMPLE_PAIRS = ((1, 2), (2, 3), (9, 10))
+LARGE_C = (200, 500, 1000)
+LARGE_C_PAIRS = ((1, 2), (2, 3))
+
+
+def scope_of(C: int, ds: tuple) -> str:
+    """The claim scope of a seed-000 claim at ``C`` over the numbers of choices ``ds``.
+
+    Parameters
+    ----------
+    C : int
+        The number of servers per queue.
+    ds : tuple of int
+        The claim's ``d`` (one) or ``(d, dt)`` pair.
+
+    Returns
+    -------
+    str
+        ``"default"`` for ``C <= DEFAULT_C_MAX``, and for ``C`` in :data:`SCALE_SAMPLE_C` with ``ds`` in
+        the sample; ``"full"`` otherwise.
+
+    Examples
+    --------
+    >>> scope_of(20, (9, 10)), scope_of(100, (2, 3)), scope_of(100, (3, 4)), scope_of(50, (10,))
+    ('default', 'default', 'full', 'default')
+    """
+    if C <= DEFAULT_C_MAX:
+        return "default"
+    if C in SCALE_SAMPLE_C and (ds in SCALE_SAMPLE_PAIRS if len(ds) == 2 else ds[0] in SCALE_SAMPLE_D):
+        return "default"
+    return "full"
+
+
+def scale_tags(C: int, d_max: int, base: tuple = ("seed000",)) -> tuple:
+    """``base`` plus ``"scale"`` for a claim beyond the first registry (``C > 20`` or a ``d > 6``).
+
+    Parameters
+    ----------
+    C : int
+        The number of servers per queue.
+    d_max : int
+        The largest number of choices in the claim.
+    base : tuple of str, optional
+        The claim's other tags.
+
+    Returns
+    -------
+    tuple of str
+
+    Examples
+    --------
+    >>> scale_tags(20, 6), scale_tags(20, 7)
+    (('seed000',), ('seed000', 'scale'))
+    """
+    return tuple(base) + (("scale",) if C > DEFAULT_C_MAX or d_max > 6 else ())
+
+
 def _model(kind: str, C: int, d: int):
     """The shipped model of ``kind`` (``"retrial"`` or ``"power"``), from the policy-name table."""
     return policy_model(kind, C, d)

@@ -135,7 +135,8 @@ def test_worked_quartic_is_the_model_polynomial():
 
 @pytest.fixture(scope="module")
 def results():
-    claims = select([SEED000])
+    # the first registry (C <= 20, d <= 6); the claims at scale are sampled in test_registry_at_scale
+    claims = [c for c in select([SEED000]) if "scale" not in c.tags]
     assert len(claims) >= 700
     return run_claims(claims)
 
@@ -436,3 +437,51 @@ def test_cli_round_trip_small(tmp_path, capsys):
     path.write_text(json.dumps(data))
     assert main(["--recheck", str(path)]) == 1
     assert "rejected" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------------------------------
+# the registry at scale (issue 25): C <= 100, d < dt <= 10; scopes
+# --------------------------------------------------------------------------------------------------
+
+def test_registry_scopes():
+    from proofs_check.core import SCOPES
+    assert SCOPES == ("default", "full")
+    default, full = select(), select(scope="full")
+    assert {c.id for c in default} < {c.id for c in full}
+    ids = {c.id for c in full}
+    for C in (1, 20, 57, 100):
+        for d in range(1, 10):
+            for dt in range(d + 1, 11):
+                assert f"seed000.eventually.C{C}_d{d}_dt{dt}" in ids
+        for d in range(2, 11):
+            assert f"seed000.same_d.C{C}_d{d}" in ids and f"seed000.unique_fixed_point.C{C}_d{d}" in ids
+        for d in range(1, 11):
+            assert f"seed000.power_unique_fixed_point.C{C}_d{d}" in ids
+    assert "seed000.eventually.C1000_d2_dt3" in ids
+    d_ids = {c.id for c in default}
+    assert "seed000.eventually.C20_d9_dt10" in d_ids and "seed000.eventually.C100_d2_dt3" in d_ids
+    assert "seed000.eventually.C100_d3_dt4" not in d_ids and "seed000.eventually.C1000_d2_dt3" not in d_ids
+    assert all(c.scope == "full" for c in full if c.id not in d_ids)
+    with pytest.raises(ValueError, match="scope='everything'"):
+        select(scope="everything")
+
+
+SCALE_SAMPLE = ("seed000.eventually.C100_d9_dt10", "seed000.eventually.C37_d4_dt8", "seed000.same_d.C100_d10",
+                "seed000.same_d.C20_d9", "seed000.unique_fixed_point.C100_d10",
+                "seed000.power_unique_fixed_point.C100_d10", "seed000.retrial_monotone_d.C64_d9")
+
+
+@pytest.mark.slow
+def test_registry_at_scale_sample_proved_rechecked_and_tamper_rejected():
+    claims = select(list(SCALE_SAMPLE), scope="full")
+    assert len(claims) == len(SCALE_SAMPLE)
+    res = run_claims(claims)
+    assert [r.status for r in res] == [Status.PROVED] * len(res), [r.certificate.summary for r in res]
+    path_records = json.loads(json.dumps([r.to_dict() for r in res]))
+    _clear_caches()
+    assert all(ok for _cid, ok, _msg in recheck_records(copy.deepcopy(path_records)))
+    ev = next(r for r in path_records if r["id"] == "seed000.eventually.C100_d9_dt10")
+    assert ev["certificate"]["data"]["conclusion"]["count"] == 1
+    bad = copy.deepcopy(ev)
+    bad["certificate"]["data"]["conclusion"]["count"] = 0
+    assert _rejected(bad)
