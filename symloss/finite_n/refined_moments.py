@@ -161,38 +161,109 @@ def _mp_real(x):
     return mpmath.mpf(x)
 
 
+#: the largest reduced dimension ``r`` whose Lyapunov equation is solved as the ``r^2 x r^2`` ball system
+#: (above it: mixed-precision iterative refinement with float64 corrections)
+KRONECKER_MAX = 24
+
+
+def _first_order_pieces(T, x_balls, rho_ball):
+    """The ball pieces of the first-order equations at a point (balls of ``x`` and ``rho``, at the
+    current flint precision): ``(grp, Ar, Qr, P, L)`` with ``grp(which, p)`` the derivative groups
+    (transitions, multisets, values times multiplicities), ``Ar = L A P`` and ``Qr = L Q L^T`` the
+    reduced Jacobian and noise matrix, ``P``/``L`` the exact basis of the jump span and its left inverse."""
+    from flint import arb, arb_mat
+    vals_low = T.f_arb(*x_balls, rho_ball)
+    vals = {int(k): v for k, v in zip(T.low, vals_low)}
+    n = T.n
+    jumps = T.jumps
+
+    def grp(which, p):
+        sel, tl, ms, mult = T.groups[(which, p)]
+        return tl, ms, [vals[int(k)] * int(mu) for k, mu in zip(sel, mult)]
+    A = [[arb(0)] * n for _ in range(n)]
+    tl, ms, c = grp("rate", 1)
+    for t, (j,), cv in zip(tl, ms, c):
+        for i in np.nonzero(jumps[t])[0]:
+            A[i][int(j)] += int(jumps[t, i]) * cv
+    Q = [[arb(0)] * n for _ in range(n)]
+    tl0, _ms0, beta = grp("rate", 0)
+    for t, b in zip(tl0, beta):
+        nz = np.nonzero(jumps[t])[0]
+        for i in nz:
+            for j in nz:
+                Q[i][j] += int(jumps[t, i]) * int(jumps[t, j]) * b
+    P, L = T.P_arb(), T.L_arb()
+    Am, Qm = arb_mat(A), arb_mat(Q)
+    return grp, L * Am * P, L * Qm * L.transpose(), P, L
+
+
+def _first_order_V(T, grp, S1, Ar, P, L):
+    """``(V, a1)`` from the covariance ``S1`` (balls): ``A a1 = -D^2 f : S1 / 2`` solved in the reduced
+    coordinates by ``arb_mat.solve`` (an enclosure), ``V = Dh a1 + D^2 h : S1 / 2``."""
+    from flint import arb, arb_mat
+    jumps = T.jumps
+    F2W = [arb(0)] * T.n
+    tl2, ms2, c2 = grp("rate", 2)
+    for t, (j, k), cv in zip(tl2, ms2, c2):
+        s = cv * S1[int(j), int(k)]
+        for i in np.nonzero(jumps[t])[0]:
+            F2W[i] += int(jumps[t, i]) * s
+    rhs = L * arb_mat([[-v / 2] for v in F2W])
+    a1 = P * Ar.solve(rhs)
+    _tl, ms1h, c1h = grp("h", 1)
+    _tl, ms2h, c2h = grp("h", 2)
+    V = arb(0)
+    for (j,), cv in zip(ms1h, c1h):
+        V += cv * a1[int(j), 0]
+    for (j, k), cv in zip(ms2h, c2h):
+        V += cv * S1[int(j), int(k)] / 2
+    return V, a1
+
+
+def _lyapunov_enclosure(Ar, Qr):
+    """An enclosure of the solution ``W`` of ``Ar W + W Ar^T + Qr = 0``: the Kronecker-sum system
+    ``(I (x) Ar + Ar (x) I) vec W = -vec Qr`` solved by ``arb_mat.solve`` (rigorous; raises
+    ``ZeroDivisionError`` when the system cannot be shown non-singular at this precision)."""
+    from flint import arb_mat
+    r = Ar.nrows()
+    K = arb_mat(r * r, r * r)
+    for i in range(r):
+        for j in range(r):
+            row = i * r + j                       # vec index of W[i, j]
+            for k in range(r):
+                K[row, k * r + j] += Ar[i, k]     # (Ar W)[i, j]
+                K[row, i * r + k] += Ar[j, k]     # (W Ar^T)[i, j]
+    rhs = arb_mat([[-Qr[i, j]] for i in range(r) for j in range(r)])
+    w = K.solve(rhs)
+    return arb_mat([[w[i * r + j, 0] for j in range(r)] for i in range(r)])
+
+
 def _first_order_arb(T, x_mp, rho_mp, prec):
     """V at ``prec`` bits: the derivative tables evaluated in python-flint ``arb`` at the fixed point,
-    the Lyapunov equation by mixed-precision iterative refinement (residual in ball arithmetic,
-    corrections by the float64 Bartels-Stewart solver), ``a_1`` by ``arb_mat.solve``. Returns the
-    midpoint as an mpf."""
-    from flint import arb, arb_mat
+    the Lyapunov equation as the Kronecker-sum ball system when ``r <= KRONECKER_MAX`` (no float64
+    step, so no underflow at tiny blockings), else by mixed-precision iterative refinement (residual in
+    ball arithmetic, corrections by the float64 Bartels-Stewart solver; refused when the entries leave
+    the float64 range), ``a_1`` by ``arb_mat.solve``. Returns the
+    midpoint as an mpf (the certified enclosure is :func:`symloss.finite_n.refined_certified.certified_refined_V`)."""
+    from flint import arb_mat
     with flint_prec(prec):
-        vals_low = T.f_arb(*[to_arb(v) for v in x_mp], to_arb(rho_mp))
-        vals = {int(k): v for k, v in zip(T.low, vals_low)}
-        n = T.n
-        jumps = T.jumps
-
-        def grp(which, p):
-            sel, tl, ms, mult = T.groups[(which, p)]
-            return tl, ms, [vals[int(k)] * int(mu) for k, mu in zip(sel, mult)]
-        A = [[arb(0)] * n for _ in range(n)]
-        tl, ms, c = grp("rate", 1)
-        for t, (j,), cv in zip(tl, ms, c):
-            for i in np.nonzero(jumps[t])[0]:
-                A[i][int(j)] += int(jumps[t, i]) * cv
-        Q = [[arb(0)] * n for _ in range(n)]
-        tl0, _ms0, beta = grp("rate", 0)
-        for t, b in zip(tl0, beta):
-            nz = np.nonzero(jumps[t])[0]
-            for i in nz:
-                for j in nz:
-                    Q[i][j] += int(jumps[t, i]) * int(jumps[t, j]) * b
-        P, L = T.P_arb(), T.L_arb()
-        Am, Qm = arb_mat(A), arb_mat(Q)
-        Ar = L * Am * P
-        Qr = L * Qm * L.transpose()
+        grp, Ar, Qr, P, L = _first_order_pieces(T, [to_arb(v) for v in x_mp], to_arb(rho_mp))
         r = Ar.nrows()
+        W = None
+        if r <= KRONECKER_MAX:
+            try:
+                W = _lyapunov_enclosure(Ar, Qr)
+            except ZeroDivisionError:
+                W = None
+        if W is not None:
+            S1 = P * W * P.transpose()
+            V, _a1 = _first_order_V(T, grp, S1, Ar, P, L)
+            return arb_to_mpf(V)
+        entries = [Qr[i, j] for i in range(r) for j in range(r)] + [Ar[i, j] for i in range(r) for j in range(r)]
+        if any(e != 0 and not (1e-290 < abs(float(e.mid())) < 1e290) for e in entries):
+            raise PrecisionError("refined_mean_field: the Lyapunov equation's entries are outside the float64 "
+                                 f"range and the system ({r * r} unknowns) is too large for the ball solve "
+                                 f"(at most {KRONECKER_MAX ** 2})")
         Ar_f = np.array([[float(Ar[i, j].mid()) for j in range(r)] for i in range(r)])
         scale = max(abs(float(Qr[i, j].mid())) for i in range(r) for j in range(r))
         W = arb_mat(r, r)
@@ -207,19 +278,5 @@ def _first_order_arb(T, x_mp, rho_mp, prec):
             raise PrecisionError("refined_mean_field: the Lyapunov equation did not converge at the requested "
                                  "precision")
         S1 = P * W * P.transpose()
-        F2W = [arb(0)] * n
-        tl2, ms2, c2 = grp("rate", 2)
-        for t, (j, k), cv in zip(tl2, ms2, c2):
-            s = cv * S1[int(j), int(k)]
-            for i in np.nonzero(jumps[t])[0]:
-                F2W[i] += int(jumps[t, i]) * s
-        rhs = L * arb_mat([[-v / 2] for v in F2W])
-        a1 = P * Ar.solve(rhs)
-        _tl, ms1h, c1h = grp("h", 1)
-        _tl, ms2h, c2h = grp("h", 2)
-        V = arb(0)
-        for (j,), cv in zip(ms1h, c1h):
-            V += cv * a1[int(j), 0]
-        for (j, k), cv in zip(ms2h, c2h):
-            V += cv * S1[int(j), int(k)] / 2
+        V, _a1 = _first_order_V(T, grp, S1, Ar, P, L)
         return arb_to_mpf(V)
