@@ -212,16 +212,19 @@ def _raise_if_coincide(a, b, exc) -> None:
 
 
 
-def certified_threshold(C: int, d: int, dt: int, *, dps: int = 30) -> CertifiedComparison:
+def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedComparison:
     r""":func:`certified_comparison` of ``RetrialOfD(C, dt)`` against ``PowerOfD(C, d)`` (power-of-1
-    is random routing in tail variables).
+    is random routing in tail variables); or, as ``certified_threshold(model_a, model_b)``, of any two
+    models (shipped or user-written; the threshold is then the load above which ``model_a`` blocks
+    strictly less than ``model_b`` at every larger load).
 
     Parameters
     ----------
-    C : int in [1, 1000]
-        Capacity of each server (the same for both models).
-    d : int in [1, 64]
-        Number of servers sampled by power-of-d.
+    C : int in [1, 1000], or MeanFieldModel
+        Capacity of each server (the same for both models); or the first model ``model_a``.
+    d : int in [1, 64], or MeanFieldModel
+        Number of servers sampled by power-of-d; or the second model ``model_b`` (then ``dt`` must be
+        omitted).
     dt : int in [1, 64]
         Number of attempts of retrial-of-d.
     dps : int, optional
@@ -239,7 +242,8 @@ def certified_threshold(C: int, d: int, dt: int, *, dps: int = 30) -> CertifiedC
     ValueError
         When ``C``, ``d``, ``dt`` or ``dps`` is out of range.
     TypeError
-        When ``C``, ``d`` or ``dt`` is not an integer.
+        When ``C``, ``d`` or ``dt`` is not an integer, or two models are given with ``dt`` or one model
+        with an integer.
     ArithmeticError
         When a piece cannot be certified (see :func:`certified_comparison`).
 
@@ -256,7 +260,17 @@ def certified_threshold(C: int, d: int, dt: int, *, dps: int = 30) -> CertifiedC
     (1, 1, -1)
     >>> res.threshold["rho"][0][:12]
     '0.9496356040'
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> certified_threshold(RetrialOfD(3, 3), PowerOfD(3, 2), dps=20).threshold["rho"][0][:12]
+    '0.9496356040'
     """
+    if isinstance(C, MeanFieldModel) or isinstance(d, MeanFieldModel):
+        if not (isinstance(C, MeanFieldModel) and isinstance(d, MeanFieldModel)) or dt is not None:
+            raise TypeError("certified_threshold takes (C, d, dt) or (model_a, model_b); got "
+                            f"({type(C).__name__}, {type(d).__name__}, {type(dt).__name__})")
+        return certified_comparison(C, d, dps=dps)
+    if d is None or dt is None:
+        raise TypeError("certified_threshold(C, d, dt) needs d and dt (or pass two models)")
     C = check_int(C, "C", min_value=1, max_value=1000)
     d = check_int(d, "d", min_value=1, max_value=64)
     dt = check_int(dt, "dt", min_value=1, max_value=64)

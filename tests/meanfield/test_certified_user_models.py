@@ -243,3 +243,22 @@ def test_options_are_used_or_refused():
         certified_comparison(RetrialOfD(3, 3), PowerOfD(3, 2), dps=15, K_end_max=20)
     with pytest.raises(ValueError, match="K_end_max must be an integer >= 2"):
         certified_comparison(RetrialOfD(3, 3), PowerOfD(3, 2), dps=15, K_end_max=1)
+
+
+def test_certified_threshold_of_two_models_agrees_with_threshold_load():
+    """``certified_threshold(model_a, model_b)`` (issue 23): the same certificate as the (C, d, dt) form for
+    the shipped pair, and the float scan of ``threshold_load`` lies in its crossing interval."""
+    from symloss.meanfield.certified import certified_threshold
+    from symloss import RetrialOfD
+    two = certified_threshold(RetrialOfD(3, 3), PowerOfD(3, 2), dps=20)
+    three = certified_threshold(3, 2, 3, dps=20)
+    assert two.threshold == three.threshold and two.count == three.count == 1
+    lo, hi = (Fraction(v) for v in two.threshold["rho"])
+    ref = threshold_load(RetrialOfD(3, 3), PowerOfD(3, 2), dps=25)
+    assert lo - Fraction(1, 10 ** 18) <= Fraction(mpmath.nstr(ref, 24)) <= hi + Fraction(1, 10 ** 18)
+    with pytest.raises(TypeError, match=r"\(C, d, dt\) or \(model_a, model_b\)"):
+        certified_threshold(RetrialOfD(3, 3), 2)
+    with pytest.raises(TypeError, match=r"\(C, d, dt\) or \(model_a, model_b\)"):
+        certified_threshold(RetrialOfD(3, 3), PowerOfD(3, 2), 3)
+    with pytest.raises(TypeError, match="needs d and dt"):
+        certified_threshold(3, 2)
