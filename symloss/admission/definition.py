@@ -72,10 +72,31 @@ def _check(rules) -> None:
             raise ModelDefinitionError(f"rule {r.name!r}: rate {r.rate} uses unknown symbols {sorted(map(str, extra))}")
 
 
-@lru_cache(maxsize=32)
 def is_shipped(rules) -> bool:
     """Exact identity of ``rules`` with ``RULES`` (same classes, jumps and rates; the rates decided by
-    :func:`symloss.core.registry.same_system`)."""
+    :func:`symloss.core.registry.same_system`). Not cached here: the network's fast paths ask it through
+    the registry's one binding cache (``symloss.admission.fast_path.ONLINE_MDP``).
+
+    Parameters
+    ----------
+    rules : sequence of Rule
+        A rule table.
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ModelDefinitionError
+        If the table is malformed (not one arrival rule of each class and one departure, a wrong
+        jump, an unknown symbol).
+
+    Examples
+    --------
+    >>> is_shipped(RULES), is_shipped(RULES[:2] + (Rule("departure", -1, 2 * n * mu, None),))
+    (True, False)
+    """
     if rules is RULES:
         return True
     _check(rules)

@@ -40,10 +40,12 @@ from typing import Sequence
 import numpy as np
 
 from ..core.identity import ClearsCachesOnAssignment
-from ..core.model import ModelDefinitionError
-from ..core.precision import DEFAULT_DPS, check_dps
+from ..core.model import ModelDefinitionError  # noqa: F401 (re-exported: the error of the fast paths)
+from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps
+from ..core.registry import declare_family, dispatch, register_fast_path
 from ..core.validation import check_int, check_max_bytes, check_real, choice, real_float
 from . import definition as _definition, fluid as _fluid, jobs as _jobs, online as _online, paths as _paths
+from .fast_path import ONLINE_MDP, refuse
 from .jobs import MAX_LP_NONZEROS  # noqa: F401 (re-exported)
 from .paths import D, H, L  # noqa: F401 (re-exported: the event kinds of a uniformised path)
 from .results import (
@@ -96,14 +98,13 @@ class OverloadedLossNetwork(ClearsCachesOnAssignment):
     rules = _definition.RULES
 
     def _rules_shipped(self) -> bool:
-        return _definition.is_shipped(tuple(type(self).rules))
+        """The hand-written fast paths bind to this class's rules (the registry's one binding,
+        ``symloss.admission.fast_path.ONLINE_MDP``)."""
+        return ONLINE_MDP.applies(self)[0]
 
     def _require_shipped(self, what: str) -> None:
         if not self._rules_shipped():
-            raise ModelDefinitionError(
-                f"{type(self).__name__}.{what}: this method is a fast path written for the shipped rules "
-                f"(symloss.admission.definition.RULES) and the rules of this class differ from them; "
-                f"trunk_reservation and fluid_reward are generated from the rules and follow the edit")
+            refuse(self, what)
 
     #: instance caches, dropped when an attribute is assigned (a changed network is a new definition)
     _CACHE_ATTRIBUTES = frozenset({"_online_cache", "_bias_cache"})
@@ -292,7 +293,8 @@ class OverloadedLossNetwork(ClearsCachesOnAssignment):
         cache = self.__dict__.setdefault("_online_cache", {})
         if dps in cache:
             return cache[dps]
-        res, bias = _online.online_optimal(self, dps)
+        (res, bias), _ = dispatch("admission", self, lambda net, dps: refuse(net, "online_optimal"), args=(dps,),
+                                  rejected=_REJECTED, on_reject=PrecisionError)
         self.__dict__.setdefault("_online_cache", {})[dps] = res
         self.__dict__.setdefault("_bias_cache", {})[res.threshold] = bias
         return res
@@ -602,3 +604,10 @@ class OverloadedLossNetwork(ClearsCachesOnAssignment):
         return run_study(cls, Ns, lam_H, lam_L, r_H, r_L, mu, horizon, replications, c, seed, progress)
 
     fit_log_n = staticmethod(fit_log_n)
+
+
+_REJECTED = "{subject!r}: the {name} fast path's answer fails its check on the chains generated from the rules ({reason})"
+
+# the admission family in the one fast-path registry: the hand-written solvers answer for the shipped rule table
+declare_family("admission", OverloadedLossNetwork)
+register_fast_path("admission", OverloadedLossNetwork, ONLINE_MDP)

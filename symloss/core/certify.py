@@ -93,7 +93,7 @@ from .precision import (
     to_arb,
     to_mpf,
 )
-from .registry import accelerator_for
+from .registry import dispatch
 from .statespace import (  # noqa: F401
     _UNIQ_PREC,
     UNIQUENESS_EVIDENCE_MAX_DIM,
@@ -183,27 +183,24 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True,
     dps = check_dps(dps)
     if not isinstance(uniqueness, bool):
         raise TypeError(f"uniqueness must be True or False, got {uniqueness!r}")
-    acc = accelerator_for(model)
-    if acc is not None:
-        ok, reason = acc.applies(model)
-        if ok:
-            res = acc.solve(model, rho, dps, residual=residual)
-            vok, vreason = acc.verify(model, res, dps)
-            if vok:
-                _attach_uniqueness(model, rho, res, acc=acc, search=residual, check=uniqueness)
-                res.extra.pop("_x_work", None)
-                return res
-            warnings.warn(f"{model!r}: the {acc.name} accelerator's answer does not satisfy the model's own "
-                          f"stationary equations ({vreason}); using the generic certified solver",
-                          DefinitionMismatchWarning, stacklevel=3)
-        elif acc.warn_on_mismatch(model):
-            warnings.warn(f"{model!r}: the definition differs from the equations the {acc.name} accelerator "
-                          f"assumes ({reason}); using the generic certified solver", DefinitionMismatchWarning,
-                          stacklevel=3)
-    res = certified_fixed_point(model, rho, dps, residual=residual)
-    _attach_uniqueness(model, rho, res, acc=None, search=residual, check=uniqueness)
+    res, acc = dispatch("meanfield", model, _generic_solve, args=(rho, dps), kwargs={"residual": residual},
+                        verify_args=(dps,), verify_kwargs={}, warning=DefinitionMismatchWarning, stacklevel=4,
+                        rejected=_REJECTED, mismatch=_MISMATCH)
+    _attach_uniqueness(model, rho, res, acc=acc, search=residual, check=uniqueness)
     res.extra.pop("_x_work", None)
     return res
+
+
+#: the texts of the two warnings of :func:`solve` (:func:`symloss.core.registry.dispatch`)
+_REJECTED = ("{subject!r}: the {name} accelerator's answer does not satisfy the model's own stationary equations "
+             "({reason}); using the generic certified solver")
+_MISMATCH = ("{subject!r}: the definition differs from the equations the {name} accelerator assumes ({reason}); "
+             "using the generic certified solver")
+
+
+def _generic_solve(model, rho, dps, *, residual=True):
+    """The generic solver of :func:`solve` (``registry.dispatch``'s fallback)."""
+    return certified_fixed_point(model, rho, dps, residual=residual)
 
 
 # ==================================================================================================

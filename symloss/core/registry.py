@@ -1,7 +1,7 @@
 """Fast paths: hand-written solvers registered *outside* the definitions they answer for, in one
 registry for every family (as SymPy registers its numeric samplers outside its distributions).
 
-STATUS: ready (the protocol, :func:`same_system`, the binding cache and :func:`dispatch` are stable).
+STATUS: ready (the protocol, :func:`~symloss.core.registry.same_system`, the binding cache and :func:`~symloss.core.registry.dispatch` are stable).
 
 A *fast path* answers for one system faster than the generic solvers of its family. It may answer
 only for the system it was written for, and its answer is checked on the definition's own equations
@@ -10,22 +10,36 @@ before anybody sees it. One protocol says so for every family (``"meanfield"``, 
 
 * ``name`` (str);
 * ``applies(subject) -> (bool, reason)``: whether this *definition* is the system the fast path
-  solves (an exact identity, decided with :func:`same_system`); :func:`binding` caches it per
+  solves (an exact identity, decided with :func:`~symloss.core.registry.same_system`); :func:`~symloss.core.registry.binding` caches it per
   definition;
 * ``solve(subject, *args, **kwargs)``: the answer;
 * ``verify(subject, answer, *args, **kwargs) -> (bool, reason)``: the answer checked on the
   definition's own equations;
 * optionally ``warn_on_mismatch(subject) -> bool``: warn when a subject of the registered type does
-  not match (a shipped class whose definition was edited).
+  not match (a shipped class whose definition was edited);
+* optionally ``decide(subject) -> (bool, reason)``: the uncached decision. When a fast path has it,
+  :func:`~symloss.core.registry.binding` calls ``decide`` and the fast path's own ``applies`` may simply return
+  ``binding(self, subject)``, so that a direct call of ``applies`` shares the one cache;
+* optionally ``binding_key(subject)``: a hashable key of exactly what ``applies`` reads (e.g. a rule
+  table and the template it is compared with), or ``None`` (not cached); the default is
+  :func:`~symloss.core.registry.definition_identity`.
 
-One cache policy: :func:`binding` keys the ``applies`` answer on the fast path and the subject's
-*definition* (:func:`definition_identity`: the subject's ``_definition_key()`` where it has one, else
-its complete state, :func:`symloss.core.identity.state_key`), never on a class name, constructor
+**Subjects.** A subject is the object a fast path answers for (a model, a network, a supermarket), or
+a tuple whose first element is that object and whose other elements are plain parameters the
+definition depends on, e.g. ``(model, N, sampling)`` for a finite-``N`` chain. The registry walks the
+MRO of the first element's type (``register_fast_path`` takes that type), and
+:func:`~symloss.core.registry.definition_identity` of a tuple is the identity of its first element with the frozen values of
+the others.
+
+One cache policy: :func:`~symloss.core.registry.binding` keys the ``applies`` answer on the fast path and the subject's
+*definition* (:func:`~symloss.core.registry.definition_identity`: the subject's ``_definition_key()`` where it has one, else
+its complete state, :func:`symloss.core.identity.state_key`, without the attributes its class names
+in ``_CACHE_ATTRIBUTES``; or the fast path's ``binding_key``), never on a class name, constructor
 arguments or ``id()``; a subject with no canonical state is checked every time.
 
 :func:`fast_path_for` walks the subject's MRO, so a subclass of a shipped model that changes a rate
 finds its parent's fast path, fails ``applies`` and is answered by the generic solver.
-:func:`dispatch` is the one flow every family runs: bind, solve, verify, else the generic solver.
+:func:`~symloss.core.registry.dispatch` is the one flow every family runs: bind, solve, verify, else the generic solver.
 
 The mean-field names of the first version (:func:`register_accelerator`, :func:`accelerator_for`,
 :func:`registered_accelerators`) are this registry's ``"meanfield"`` family.
@@ -39,9 +53,9 @@ from fractions import Fraction
 
 import sympy as sp
 
-from .identity import state_key
+from .identity import freeze, state_key
 
-__all__ = ["FAMILIES", "declare_family", "register_fast_path", "fast_path_for", "registered_fast_paths",
+__all__ = ["FAMILIES", "FastPath", "declare_family", "register_fast_path", "fast_path_for", "registered_fast_paths",
            "same_system", "definition_identity", "binding", "clear_bindings", "dispatch",
            "register_accelerator", "accelerator_for", "registered_accelerators"]
 
@@ -168,11 +182,16 @@ def fast_path_for(family: str, subject):
     """
     _check_family(family)
     reg = _REGISTRY[family]
-    for cls in type(subject).__mro__:
+    for cls in type(_dispatch_object(subject)).__mro__:
         fp = reg.get(cls)
         if fp is not None:
             return fp
     return None
+
+
+def _dispatch_object(subject):
+    """The object whose type selects the fast path: the first element of a tuple subject."""
+    return subject[0] if isinstance(subject, tuple) and subject else subject
 
 
 def registered_fast_paths(family: str | None = None) -> dict:
@@ -305,7 +324,7 @@ def definition_identity(subject):
     Parameters
     ----------
     subject : object
-        A model, network, chain or supermarket.
+        A model, network, chain or supermarket, or a tuple ``(object, *parameters)`` (module docstring).
 
     Returns
     -------
@@ -319,15 +338,26 @@ def definition_identity(subject):
     >>> definition_identity(PowerOfD(2, 2)) == definition_identity(PowerOfD(2, 3))
     False
     """
+    if isinstance(subject, tuple):
+        if not subject:
+            return None
+        head = definition_identity(subject[0])
+        if head is None:
+            return None
+        try:
+            return ("tuple", head, freeze(subject[1:]))
+        except TypeError:
+            return None
     key = getattr(subject, "_definition_key", None)
     if callable(key):
         return ("definition", key())
-    s = state_key(subject)
+    s = state_key(subject, skip=getattr(type(subject), "_CACHE_ATTRIBUTES", frozenset()))
     return None if s is None else ("state", s)
 
 
 def binding(fast_path, subject):
-    """``fast_path.applies(subject)``, cached on the fast path and the subject's definition.
+    """``fast_path.applies(subject)`` (``fast_path.decide(subject)`` where it has one), cached on the fast
+    path and the subject's definition (or the fast path's ``binding_key(subject)``).
 
     Parameters
     ----------
@@ -348,15 +378,17 @@ def binding(fast_path, subject):
     >>> binding(fp, PowerOfD(2, 2))[0]
     True
     """
-    ident = definition_identity(subject)
+    decide = getattr(fast_path, "decide", None) or fast_path.applies
+    key_of = getattr(fast_path, "binding_key", None)
+    ident = key_of(subject) if key_of is not None else definition_identity(subject)
     if ident is None:
-        return fast_path.applies(subject)
+        return decide(subject)
     key = (id(fast_path), fast_path.name, ident)
     hit = _BINDINGS.get(key)
     if hit is not None and hit[0] is fast_path:
         _BINDINGS.move_to_end(key)
         return hit[1]
-    out = fast_path.applies(subject)
+    out = decide(subject)
     _BINDINGS[key] = (fast_path, out)          # the fast path is held, so its id is not reused
     if len(_BINDINGS) > _BINDINGS_MAX:
         _BINDINGS.popitem(last=False)
@@ -386,12 +418,152 @@ def clear_bindings(fast_path=None) -> None:
         del _BINDINGS[k]
 
 
+class FastPath:
+    """A base for fast paths: the protocol of the module docstring with its defaults written once
+    (``applies`` through the one binding cache, no mismatch warning); a family's fast path overrides
+    :meth:`decide`, :meth:`solve`, :meth:`verify` and, where its ``applies`` reads only part of the
+    subject, :meth:`binding_key`.
+
+    Examples
+    --------
+    >>> class Square(FastPath):
+    ...     name = "square"
+    ...     def decide(self, s):
+    ...         return isinstance(s, int), "an integer"
+    ...     def solve(self, s):
+    ...         return s * s
+    ...     def verify(self, s, answer):
+    ...         return answer == s ** 2, "recomputed"
+    >>> Square().applies(3)
+    (True, 'an integer')
+    """
+    name = "fast path"
+
+    def applies(self, subject):
+        """Whether this fast path may answer for ``subject``: :meth:`decide`, cached by :func:`~symloss.core.registry.binding`.
+
+        Parameters
+        ----------
+        subject : object
+            The subject (module docstring).
+
+        Returns
+        -------
+        tuple of (bool, str)
+            The answer and the reason.
+        """
+        return binding(self, subject)
+
+    def decide(self, subject):
+        """The uncached decision: ``subject``'s definition is the system this fast path solves (an exact
+        identity, :func:`~symloss.core.registry.same_system`).
+
+        Parameters
+        ----------
+        subject : object
+            The subject.
+
+        Returns
+        -------
+        tuple of (bool, str)
+            The answer and the reason.
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class.
+        """
+        raise NotImplementedError
+
+    def binding_key(self, subject):
+        """What :meth:`decide` reads, hashable, or ``None`` (not cached): by default
+        :func:`~symloss.core.registry.definition_identity`.
+
+        Parameters
+        ----------
+        subject : object
+            The subject.
+
+        Returns
+        -------
+        hashable or None
+        """
+        return definition_identity(subject)
+
+    def warn_on_mismatch(self, subject) -> bool:
+        """Whether :func:`~symloss.core.registry.dispatch` warns when this fast path does not apply (default ``False``: an
+        edited definition is a model of its own).
+
+        Parameters
+        ----------
+        subject : object
+            The subject.
+
+        Returns
+        -------
+        bool
+        """
+        return False
+
+    def solve(self, subject, *args, **kwargs):
+        """The answer (not yet checked).
+
+        Parameters
+        ----------
+        subject : object
+            A subject for which ``applies`` holds.
+        *args, **kwargs
+            The family's arguments.
+
+        Returns
+        -------
+        object
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class.
+        """
+        raise NotImplementedError
+
+    def verify(self, subject, answer, *args, **kwargs):
+        """The answer checked on the definition's own equations.
+
+        Parameters
+        ----------
+        subject : object
+            The subject.
+        answer : object
+            What :meth:`solve` returned.
+        *args, **kwargs
+            The family's arguments.
+
+        Returns
+        -------
+        tuple of (bool, str)
+            Whether the answer passes, and why not.
+
+        Raises
+        ------
+        NotImplementedError
+            In the base class.
+        """
+        raise NotImplementedError
+
+
 # ------------------------------------------------------------------------------------------------
 # the one flow: bind, solve, verify, else the generic solver
 # ------------------------------------------------------------------------------------------------
 
+_REJECTED = ("{subject!r}: the {name} fast path's answer does not satisfy the definition's own equations "
+             "({reason}); using the generic solver")
+_MISMATCH = ("{subject!r}: the definition differs from the equations the {name} fast path assumes ({reason}); "
+             "using the generic solver")
+
+
 def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_args=None, verify_kwargs=None,
-             warning=UserWarning, stacklevel: int = 3):
+             warning=UserWarning, stacklevel: int = 3, rejected: str = _REJECTED, mismatch: str = _MISMATCH,
+             on_reject=None):
     """Answer with the registered fast path when it binds and its answer verifies; else ``fallback``.
 
     Parameters
@@ -399,9 +571,10 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
     family : str
         A declared family.
     subject : object
-        The subject.
+        The subject (an object, or a tuple ``(object, *parameters)``; module docstring).
     fallback : callable
-        ``fallback(subject, *args, **kwargs)``: the generic solver.
+        ``fallback(subject, *args, **kwargs)``: the generic solver (it may raise, e.g. where a family
+        has no generic solver for an edited definition).
     args, kwargs : tuple, dict, optional
         Arguments of ``solve`` and of ``fallback``.
     verify_args, verify_kwargs : tuple, dict, optional
@@ -411,6 +584,13 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
         definition was edited (``warn_on_mismatch``).
     stacklevel : int, optional
         Passed to ``warnings.warn``.
+    rejected, mismatch : str, optional
+        The texts of the two warnings, formatted with ``subject``, ``name`` (the fast path's) and
+        ``reason`` (what ``verify`` or ``applies`` said).
+    on_reject : type, optional
+        An exception class: an answer that fails its check raises it (with the ``rejected`` text)
+        instead of falling back, for a family whose generic solver does not cover the fast path's
+        range. Default: warn and fall back.
 
     Returns
     -------
@@ -421,6 +601,8 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
     ------
     ValueError
         If the family is not declared.
+    Exception
+        ``on_reject`` when given and the fast path's answer fails its check.
 
     Examples
     --------
@@ -442,13 +624,15 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
             vok, vreason = fp.verify(subject, answer, *vargs, **vkw)
             if vok:
                 return answer, fp
-            warnings.warn(f"{subject!r}: the {fp.name} fast path's answer does not satisfy the definition's own "
-                          f"equations ({vreason}); using the generic solver", warning, stacklevel=stacklevel)
+            text = rejected.format(subject=_dispatch_object(subject), name=fp.name, reason=vreason)
+            if on_reject is not None:
+                raise on_reject(text)
+            warnings.warn(text, warning, stacklevel=stacklevel)
         else:
             wm = getattr(fp, "warn_on_mismatch", None)
             if wm is not None and wm(subject):
-                warnings.warn(f"{subject!r}: the definition differs from the equations the {fp.name} fast path "
-                              f"assumes ({reason}); using the generic solver", warning, stacklevel=stacklevel)
+                warnings.warn(mismatch.format(subject=_dispatch_object(subject), name=fp.name, reason=reason),
+                              warning, stacklevel=stacklevel)
     return fallback(subject, *args, **kwargs), None
 
 

@@ -145,44 +145,70 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
     Batch ``i`` covers measured events ``[i*events//nb, (i+1)*events//nb)``; for it the kernel
     accumulates: sum of ``btable[n_C]`` over arrivals, number of arrivals, number of lost arrivals,
     elapsed time (sum of expected holding times ``1/(lam + J)``) and the time integral of ``n_k``.
-    Returns the final number of busy jobs.
+    Returns the final number of busy jobs. One call of :func:`run_kernel_range` over every event.
+    """
+    perm, pos, start, last, area, fstate, istate = kernel_state(N, C)
+    return run_kernel_range(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
+                            b_sum, b_arr, b_lost, b_time, b_area, perm, pos, start, last, area, fstate, istate,
+                            0, warmup + events)
+
+
+@njit(cache=True)
+def kernel_state(N, C):
+    """Fresh state arrays of :func:`run_kernel_range`: ``perm, pos, start`` (servers sorted by level),
+    ``last, area`` (lazy time integrals), ``fstate = [clock, t_batch0, sum_b]``,
+    ``istate = [J, batch, next_boundary, n_arr, n_lost, initialised]``."""
+    return (np.empty(N, np.int32), np.empty(N, np.int32), np.zeros(C + 2, np.int64), np.zeros(C + 1),
+            np.zeros(C + 1), np.zeros(3), np.zeros(6, np.int64))
+
+
+@njit(cache=True)
+def run_kernel_range(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
+                     b_sum, b_arr, b_lost, b_time, b_area, perm, pos, start, last, area, fstate, istate,
+                     ev_begin, ev_end):
+    """Events ``[ev_begin, ev_end)`` of the run of :func:`run_kernel`, resumable: every piece of state
+    (occupancy, generator, server order, batch accumulators, clock) lives in the arrays passed in and
+    out, so consecutive ranges give bit for bit the numbers of one call. The first call
+    (``istate[5] == 0``) sorts the servers by level; the call that reaches ``warmup + events`` closes
+    the last batch and stores the generator state in ``st``.
     """
     nb = b_sum.shape[0]
-    perm = np.empty(N, np.int32)
-    pos = np.empty(N, np.int32)
-    start = np.zeros(C + 2, np.int64)
-    counts = np.zeros(C + 1, np.int64)
-    J = 0
-    for s in range(N):
-        counts[occ[s]] += 1
-        J += occ[s]
-    acc = 0
-    for k in range(C + 1):
-        start[k] = acc
-        acc += counts[k]
-    start[C + 1] = N
-    fill = start[:C + 1].copy()
-    for s in range(N):
-        k = occ[s]
-        perm[fill[k]] = s
-        pos[s] = fill[k]
-        fill[k] += 1
+    total = warmup + events
+    if istate[5] == 0:
+        counts = np.zeros(C + 1, np.int64)
+        J0 = 0
+        for s in range(N):
+            counts[occ[s]] += 1
+            J0 += occ[s]
+        acc = 0
+        for k in range(C + 1):
+            start[k] = acc
+            acc += counts[k]
+        start[C + 1] = N
+        fill = start[:C + 1].copy()
+        for s in range(N):
+            k = occ[s]
+            perm[fill[k]] = s
+            pos[s] = fill[k]
+            fill[k] += 1
+        istate[0] = J0
+        istate[1] = -1
+        istate[2] = warmup
+        istate[5] = 1
     tried = np.empty(max(d, 1), np.int64)
     s0 = st[0]
     s1 = st[1]
     s2 = st[2]
     s3 = st[3]
-    last = np.zeros(C + 1)      # time of the last change of n_k (lazy time integrals)
-    area = np.zeros(C + 1)
-    clock = 0.0
-    total = warmup + events
-    batch = -1
-    next_boundary = warmup
-    sum_b = 0.0
-    n_arr = 0
-    n_lost = 0
-    t_batch0 = 0.0
-    for ev in range(total):
+    clock = fstate[0]
+    t_batch0 = fstate[1]
+    sum_b = fstate[2]
+    J = istate[0]
+    batch = istate[1]
+    next_boundary = istate[2]
+    n_arr = istate[3]
+    n_lost = istate[4]
+    for ev in range(ev_begin, min(ev_end, total)):
         if ev == next_boundary:
             # close the previous batch (if any) and open the next one
             _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
@@ -262,11 +288,20 @@ def run_kernel(policy, N, C, d, lam, without, events, warmup, occ, st, btable,
             last[k - 1] = clock
             _move_down(s, occ, perm, pos, start)
             J -= 1
-    # close the last batch
-    _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
-                 b_sum, b_arr, b_lost, b_time, b_area)
+    fstate[0] = clock
+    fstate[1] = t_batch0
+    fstate[2] = sum_b
+    istate[0] = J
+    istate[1] = batch
+    istate[2] = next_boundary
+    istate[3] = n_arr
+    istate[4] = n_lost
     st[0] = s0
     st[1] = s1
     st[2] = s2
     st[3] = s3
+    if ev_end >= total:
+        # close the last batch
+        _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, area,
+                     b_sum, b_arr, b_lost, b_time, b_area)
     return J

@@ -32,6 +32,7 @@ import sympy as sp
 from ..core.codegen import numpy_lambdify
 from ..core.identity import freeze
 from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr, unknown_symbols_message
+from ..core.registry import declare_family
 from ..core.validation import integer
 from ..meanfield.models import JSQ
 from . import exact_code, states
@@ -51,6 +52,10 @@ from .states import (  # noqa: F401
 )
 
 __all__ = ["NSYM", "FiniteNChain", "FiniteNModelError", "count_symbols", "enumerate_states", "finite_n_chain"]
+
+# the finite-N family of the one fast-path registry: its subjects are ``(model, N, sampling)``, the model's
+# finite-N chain at N servers (the server-level kernel of ``symloss.finite_n.sim_server`` registers there)
+declare_family("finite_n", MeanFieldModel)
 
 #: the number of servers as a symbol (the mean-field rates times N are generated once for every N)
 NSYM = sp.Symbol("N_servers", positive=True, integer=True)

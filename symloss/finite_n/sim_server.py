@@ -2,6 +2,18 @@
 policies (private ``symloss.finite_n._kernels``), used only when the model's finite-N chain is
 identical (SymPy, :func:`symloss.core.registry.same_system`) to the count chain the kernel realises.
 
+It is the fast path :data:`SERVER_KERNEL` of the one registry (:mod:`symloss.core.registry`, family
+``"finite_n"``, subjects ``(model, N, sampling)``), registered for the shipped classes
+(:class:`~symloss.RetrialOfD`, :class:`~symloss.PowerOfD`, :class:`~symloss.JSQ`): ``applies`` is the
+identity above (cached on ``finite_n_key``, the definition with its
+finite-N rates at this ``(N, sampling)``); ``verify`` checks the simulated answer against three
+martingale identities of the *definition's* chain (arrivals at the total rate ``N rho``; departures
+at the definition's total departure rate, evaluated at the time-averaged counts; lost arrivals at the
+definition's loss probability), each within 8 standard deviations (statistical evidence: a wrong
+kernel fails it, a right one fails with probability below 1e-14); a rejected answer is discarded with
+a :class:`~symloss.DefinitionMismatchWarning` and the count-level kernel generated from the
+definition answers.
+
 The kernel module is imported on first use (``_kernel``), not at import: it loads numba and
 compiles or loads the machine code from numba's disk cache, which ``import symloss`` should not pay.
 """
@@ -17,15 +29,16 @@ import sympy as sp
 from ..core.certify import DefinitionMismatchWarning
 from ..core.model import RHO
 from ..core.random import spawn
-from ..core.registry import same_system
+from ..core.registry import FastPath, dispatch, register_fast_path, same_system
 from ..core.stats import truncated_poisson_weights
 from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
 from .chain import NSYM, finite_n_chain, finite_n_key
 from .common import N_BATCHES
+from .sim_count import _simulate_count
 from .sim_result import SimulationResult, _check_total, _default_warmup, _intervals
 from .states import tails_from_occupancy
 
-__all__ = ["server_level_policy"]
+__all__ = ["SERVER_KERNEL", "ServerKernelFastPath", "server_level_policy"]
 
 
 _KERNEL_READY = False
@@ -113,13 +126,150 @@ def _same(a, b) -> bool:
     return same_system(a, b)
 
 
+#: kept for the old import path (``symloss.finite_n.simulate._FAST_CACHE``); the bindings live in the
+#: registry's one binding cache (:func:`symloss.core.registry.binding`)
 _FAST_CACHE: dict = {}
+
+
+def _policy_of(model):
+    """The kernel branch of a shipped class, or ``None``."""
+    if isinstance(model, RandomRouting):
+        return "random"
+    if isinstance(model, RetrialOfD):
+        return "retrial"
+    if isinstance(model, PowerOfD):
+        return "power"
+    if isinstance(model, JSQ):
+        return "jsq"
+    return None
+
+
+#: how many standard deviations a martingale identity of :meth:`ServerKernelFastPath.verify` may be off
+VERIFY_SIGMAS = 8
+
+
+class ServerKernelFastPath(FastPath):
+    """The server-level numba kernel as a fast path of the one registry (family ``"finite_n"``, subjects
+    ``(model, N, sampling)``; the instance :data:`SERVER_KERNEL`; the protocol is
+    :class:`symloss.core.registry.FastPath`).
+
+    * ``decide``: the definition's finite-N transitions and loss probability at ``(N, sampling)`` are
+      identical (:func:`~symloss.core.registry.same_system`) to the chain the kernel realises;
+      ``binding_key``: the kernel branch and ``finite_n_key``;
+      ``warn_on_mismatch``: for a shipped class;
+    * ``solve(subject, rho_f, events, warmup, replications, ss)``: the kernel run;
+    * ``verify``: over the measured events (``T`` the simulated time, the sum of the expected holding
+      times) the arrivals ``A`` have mean ``N rho T``, the departures mean ``T`` times the definition's
+      total departure rate (its job-decreasing transitions, linear in the counts, at the time-averaged
+      counts), the lost arrivals mean ``A`` times the blocking estimate (the definition's loss
+      probability at arrival epochs); each within ``VERIFY_SIGMAS`` standard deviations (Poisson
+      bound), and the occupancy is a probability vector. EVIDENCE, not a proof.
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD
+    >>> from symloss.finite_n.sim_server import SERVER_KERNEL
+    >>> SERVER_KERNEL.applies((PowerOfD(2, 2), 10, "with_replacement"))[0]
+    True
+    """
+    name = "server-level kernel"
+
+    def binding_key(self, subject):
+        model, N, sampling = subject
+        return (_policy_of(model), finite_n_key(model, N, sampling))
+
+    def decide(self, subject):
+        model, N, sampling = subject
+        policy = _policy_of(model)
+        if policy is None:
+            return False, "not a shipped policy"
+        chain = finite_n_chain(model, N, sampling)
+        template, block = _server_template(policy, model.C, model.d, N, sampling, chain.symbols)
+        mine = {}
+        for jump, rate in zip(chain.jumps, chain.rates):
+            t = tuple(int(v) for v in jump)
+            mine[t] = mine.get(t, sp.Integer(0)) + rate
+        if set(mine) != set(template) or not _same(mine, template):
+            return False, f"the finite-N transitions differ from the {policy!r} chain the kernel simulates"
+        if not _same(chain.blocking, block):
+            return False, f"the finite-N loss probability differs from the {policy!r} chain's"
+        return True, f"the finite-N chain is the {policy!r} chain the kernel simulates (exact SymPy identity)"
+
+    def warn_on_mismatch(self, subject) -> bool:
+        return _policy_of(subject[0]) is not None
+
+    def solve(self, subject, rho_f, events, warmup, replications, ss, progress=None):
+        model, N, sampling = subject
+        return _run_server(model, (_policy_of(model), model.d), N, rho_f, events, warmup, replications, ss, sampling,
+                           progress)
+
+    def verify(self, subject, res, *args):
+        model, N, sampling = subject
+        occ = np.asarray(res.occupancy, dtype=float)
+        if not (np.all(np.isfinite(occ)) and occ.min() >= -1e-12 and abs(occ.sum() - 1) <= 1e-9):
+            return False, f"the occupancy {occ.tolist()} is not a probability vector"
+        T = float(res.simulated_time)
+        A = float(res.arrivals)
+        D = float(res.events * res.replications) - A
+
+        def off(observed, expected, what):
+            bound = VERIFY_SIGMAS * math.sqrt(max(expected, observed, 1.0)) + 1.0 + 1e-9 * abs(expected)
+            if not abs(observed - expected) <= bound:
+                return (f"{what}: {observed:.6g} observed, {expected:.6g} expected by the definition "
+                        f"(|difference| > {bound:.3g})")
+            return None
+        checks = [off(A, N * float(res.rho) * T, "arrivals at rate N rho")]
+        rate = _departure_rate(model, N, sampling, occ, float(res.rho))
+        if rate is not None:
+            checks.append(off(D, rate * T, "departures at the definition's departure rate"))
+        checks.append(off(A * float(res.lost_fraction), A * float(res.blocking),
+                          "lost arrivals at the definition's loss probability"))
+        bad = [c for c in checks if c is not None]
+        if bad:
+            return False, "; ".join(bad)
+        return True, f"{len(checks)} martingale identities of the definition's chain hold within {VERIFY_SIGMAS} sd"
+
+
+def _departure_rate(model, N, sampling, occ, rho):
+    """The definition's total departure rate at the time-averaged counts (``None`` when it is not
+    linear in the counts, so that the average of the rate is not the rate at the average)."""
+    chain = finite_n_chain(model, N, sampling)
+    kind = chain.state_kind
+    syms = list(chain.symbols)
+    if kind == "occupancy" and len(syms) == len(occ):
+        counts = [N * float(v) for v in occ]
+        weight = list(range(len(syms)))                   # jobs in a server at level k: k
+    elif kind == "tail" and len(syms) == len(occ) - 1:
+        counts = [N * float(occ[k:].sum()) for k in range(1, len(occ))]
+        weight = [1] * len(syms)                          # U_k counts the servers with >= k jobs
+    else:
+        return None
+    total = sp.Integer(0)
+    for jump, r in zip(chain.jumps, chain.rates):
+        if sum(w * int(v) for w, v in zip(weight, jump)) < 0:
+            total += r
+    total = sp.expand(total.subs({NSYM: N, RHO: rho}))
+    if total.free_symbols - set(syms):
+        return None
+    try:
+        if sp.Poly(total, *syms).total_degree() > 1:
+            return None
+    except sp.PolynomialError:
+        return None
+    return float(total.subs(dict(zip(syms, counts))))
+
+
+#: the finite-N fast path (registered for the shipped classes)
+SERVER_KERNEL = ServerKernelFastPath()
+for _cls in (RetrialOfD, PowerOfD, JSQ):
+    register_fast_path("finite_n", _cls, SERVER_KERNEL)
 
 
 def server_level_policy(model, N: int, sampling: str):
     """``(policy, d)`` when the server-level kernel simulates exactly ``model``'s finite-N chain
-    (identical transitions and loss probability, checked in SymPy), else ``None`` (with a
-    :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose definition was edited).
+    (identical transitions and loss probability, checked in SymPy: ``ServerKernelFastPath.applies``),
+    else ``None`` (with a :class:`~symloss.DefinitionMismatchWarning` for a shipped class whose
+    definition was edited).
 
     Parameters
     ----------
@@ -146,37 +296,13 @@ def server_level_policy(model, N: int, sampling: str):
     >>> server_level_policy(PowerOfD(2, 2), 10, "with_replacement")
     ('power', 2)
     """
-    if isinstance(model, RandomRouting):
-        policy = "random"
-    elif isinstance(model, RetrialOfD):
-        policy = "retrial"
-    elif isinstance(model, PowerOfD):
-        policy = "power"
-    elif isinstance(model, JSQ):
-        policy = "jsq"
-    else:
+    policy = _policy_of(model)
+    if policy is None:
         return None
-    ck = finite_n_key(model, N, sampling)          # the definition and its finite-N rates at this N
-    if ck in _FAST_CACHE:
-        out = _FAST_CACHE[ck]
-        if out is None:
-            _mismatch_warning(model, policy)
-        return out
-    chain = finite_n_chain(model, N, sampling)
-    C, d = model.C, model.d
-    template, block = _server_template(policy, C, d, N, sampling, chain.symbols)
-    mine = {}
-    for jump, rate in zip(chain.jumps, chain.rates):
-        t = tuple(int(v) for v in jump)
-        mine[t] = mine.get(t, sp.Integer(0)) + rate
-    ok = set(mine) == set(template) and _same(mine, template) and _same(chain.blocking, block)
-    out = (policy, d) if ok else None
-    if not ok:
-        _mismatch_warning(model, policy)
-    if len(_FAST_CACHE) > 256:
-        _FAST_CACHE.clear()
-    _FAST_CACHE[ck] = out
-    return out
+    if SERVER_KERNEL.applies((model, N, sampling))[0]:
+        return policy, model.d
+    _mismatch_warning(model, policy)
+    return None
 
 
 def _mismatch_warning(model, policy):
@@ -185,7 +311,31 @@ def _mismatch_warning(model, policy):
                   DefinitionMismatchWarning, stacklevel=4)
 
 
-def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling):
+_REJECTED = ("{subject!r}: the server-level kernel's answer does not satisfy the definition's finite-N chain "
+             "({reason}); using the count-level kernel generated from the definition")
+
+
+def _count_fallback(subject, rho_f, events, warmup, replications, ss, progress=None):
+    model, N, sampling = subject
+    return _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, None, progress)
+
+
+def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling, progress=None):
+    """The server-level branch of :func:`symloss.simulate` (``fast`` from :func:`server_level_policy`):
+    the registry's flow (:func:`symloss.core.registry.dispatch`): the kernel, its answer verified on the
+    definition's chain, else the count-level kernel. ``progress(done, total)`` is called with the events
+    simulated so far (the kernel runs in ranges; the numbers are those of one call)."""
+    res, _ = dispatch("finite_n", (model, N, sampling), _count_fallback,
+                      args=(rho_f, events, warmup, replications, ss), kwargs={"progress": progress},
+                      verify_kwargs={}, warning=DefinitionMismatchWarning, stacklevel=4, rejected=_REJECTED)
+    return res
+
+
+#: events per kernel call when a progress callback is given (about 0.05-0.3 s each)
+PROGRESS_CHUNK = 1 << 21
+
+
+def _run_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling, progress=None):
     policy, d = fast
     C = model.C
     if N * C >= 2 ** 31:
@@ -223,8 +373,17 @@ def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sa
         b_time = np.zeros(nb)
         b_area = np.zeros((nb, C + 1))
         t0 = time.perf_counter()
-        mod.run_kernel(code, N, C, d, lam, without, events, warmup, occ, st, btable,
-                       b_sum, b_arr, b_lost, b_time, b_area)
+        if progress is None:
+            mod.run_kernel(code, N, C, d, lam, without, events, warmup, occ, st, btable,
+                           b_sum, b_arr, b_lost, b_time, b_area)
+        else:
+            state = mod.kernel_state(N, C)
+            per_rep = warmup + events
+            for lo in range(0, per_rep, PROGRESS_CHUNK):
+                hi = min(lo + PROGRESS_CHUNK, per_rep)
+                mod.run_kernel_range(code, N, C, d, lam, without, events, warmup, occ, st, btable,
+                                     b_sum, b_arr, b_lost, b_time, b_area, *state, lo, hi)
+                progress(r * per_rep + hi, replications * per_rep)
         wall += time.perf_counter() - t0
         rep_sum[r] = b_sum.sum()
         rep_arr[r] = b_arr.sum()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import math
 
 import mpmath
-import sympy as sp
 from flint import arb, fmpq
 
 from ..core.certify import FixedPointResult
@@ -21,6 +20,7 @@ from ..core.precision import (
     to_arb,
     to_mpf,
 )
+from ..core.registry import FastPath, definition_identity, same_system
 from ..core.validation import exact_real
 
 #: working-precision cap (bits) of the accelerators' solves
@@ -31,12 +31,15 @@ class BindingError(ValueError):
     """The model's definition is not the template the one-dimensional reduction needs."""
 
 
-#: the bindings of the certified comparisons (``retrial_binding``, ``power_binding``), per definition
+#: the bindings of the certified comparisons (``retrial_binding``, ``power_binding``): the derived data
+#: of a binding (the template's parameters, the telescoped identity), keyed on the definition like every
+#: binding (:func:`symloss.core.registry.definition_identity`); whether the template applies is the
+#: registry's one binding cache (:meth:`_Accelerator.applies`)
 _BINDING_CACHE: dict = {}
 
 
 def _binding_key(model):
-    return model._definition_key()
+    return definition_identity(model)
 
 
 # ==================================================================================================
@@ -44,17 +47,14 @@ def _binding_key(model):
 # ==================================================================================================
 
 def _identical(a, b) -> bool:
-    d = a - b          # both sides are expanded: like terms combine when the Add is built
-    return d == 0 or sp.expand(d) == 0
+    """The one exact "same system" check (:func:`symloss.core.registry.same_system`)."""
+    return same_system(a, b)
 
 
-class _Accelerator:
-    """Common machinery of the accelerators: the binding to a definition (:meth:`applies`) and the
+class _Accelerator(FastPath):
+    """Common machinery of the accelerators: the binding to a definition (``applies``) and the
     verification of an answer on the definition's compiled equations (:meth:`verify`)."""
     name = "accelerator"
-
-    def __init__(self):
-        self._applies_cache: dict = {}
 
     # -- binding to the definition -------------------------------------------------------------------
     def template(self, model):
@@ -78,33 +78,10 @@ class _Accelerator:
         """
         raise NotImplementedError
 
-    def applies(self, model):
-        """Whether this definition is the template system (exact identity of the drift, the
-        invariants and the blocking; cached per definition).
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model.
-
-        Returns
-        -------
-        tuple of (bool, str)
-            The answer and the reason.
-
-        Examples
-        --------
-        >>> from symloss import PowerOfD
-        >>> from symloss.meanfield.accelerators import POWER
-        >>> POWER.applies(PowerOfD(2, 2))
-        (True, 'the definition is the template system of the reduction (exact polynomial identity)')
-        """
-        key = model._definition_key()
-        if key in self._applies_cache:
-            return self._applies_cache[key]
-        out = self._check(model)
-        self._applies_cache[key] = out
-        return out
+    # applies: FastPath.applies, the registry's one binding cache (symloss.core.registry.binding) over
+    # decide, the uncached check below
+    def decide(self, model):
+        return self._check(model)
 
     def template_poly(self, model):
         """The template drift as sparse polynomials (same keys as ``model._drift_poly``).
@@ -162,18 +139,7 @@ class _Accelerator:
         return True, "the definition is the template system of the reduction (exact SymPy identity)"
 
     def warn_on_mismatch(self, model) -> bool:
-        """Whether :func:`symloss.core.certify.solve` warns when this accelerator does not apply.
-
-        Parameters
-        ----------
-        model : MeanFieldModel
-            The model.
-
-        Returns
-        -------
-        bool
-        """
-        return True
+        return True              # certify.solve warns when a shipped class's definition was edited
 
     # -- verification on the definition's compiled equations -----------------------------------------
     def verify(self, model, res, dps):

@@ -300,7 +300,7 @@ class PowerAccelerator(_Accelerator):
         Parameters
         ----------
         model : PowerOfD
-            The model (for which :meth:`applies` holds).
+            The model (for which ``applies`` holds).
         rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
             Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
             ball of each working precision, never a rounded point).

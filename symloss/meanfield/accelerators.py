@@ -41,11 +41,11 @@ from flint import arb
 from ..core.certify import float_fixed_point
 from ..core.model import RHO
 from ..core.precision import (
-    PrecisionError,
     arb_relative_accuracy_ok,
     arb_to_mpf,
     dps_to_prec,
     flint_prec,
+    raise_precision,
     rounded,
     to_arb,
 )
@@ -415,7 +415,7 @@ class RetrialAccelerator(_Accelerator):
         Parameters
         ----------
         model : RetrialOfD
-            The model (for which :meth:`applies` holds).
+            The model (for which ``applies`` holds).
         rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
             Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
             ball of each working precision, never a rounded point).
@@ -438,7 +438,8 @@ class RetrialAccelerator(_Accelerator):
         C, d = model.C, model.d
         rho = _exact_load(rho)
         prec = dps_to_prec(dps) + 40 + int(math.log2(C + 2)) * 2
-        while prec <= _MAX_PREC:
+
+        def attempt(prec):
             with flint_prec(prec):
                 r = to_arb(rho)
                 need = 0
@@ -447,7 +448,7 @@ class RetrialAccelerator(_Accelerator):
                     status = "ok"
                     E_lo = E_hi = self._E(r, C)
                 else:
-                    a, status, a_lo, a_hi, need, E_lo, E_hi = self._solve_a(C, d, r, prec, dps)
+                    a, status, _a_lo, _a_hi, need, E_lo, E_hi = self._solve_a(C, d, r, prec, dps)
                 if status == "ok":
                     B_ball = (E_lo ** d).union(E_hi ** d)
                     if arb_relative_accuracy_ok(B_ball, dps):
@@ -457,11 +458,11 @@ class RetrialAccelerator(_Accelerator):
                         x[C] = arb(self._E(am_ball, C).mid())
                         for k in range(C, 0, -1):
                             x[k - 1] = arb((x[k] * k / am_ball).mid())
-                        am = arb_to_mpf(am_ball)
-                        break
-            prec = need if need > prec else 2 * prec
-        else:
-            raise PrecisionError(f"retrial-of-{d} fixed point at rho={rho} not certified to {dps} digits")
+                        return True, (x, B_ball, arb_to_mpf(am_ball)), None
+            return False, None, need if need > prec else None
+
+        x, B_ball, am = raise_precision(attempt, prec, max_prec=_MAX_PREC,
+                                        what=f"retrial-of-{d} fixed point at rho={rho} to {dps} digits")
         return _finish(model, rho, x, B_ball, dps, residual,
                        "Erlang-B reduction p = E(C, a); safeguarded Newton on g(a) = a - rho (1 + p + ... + "
                        "p^(d-1)) in arb; ball-certified sign change",

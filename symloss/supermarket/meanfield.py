@@ -29,7 +29,6 @@ helpers); their names used here are re-exported.
 """
 from __future__ import annotations
 
-import warnings
 from fractions import Fraction
 
 import mpmath
@@ -44,6 +43,7 @@ from ..core.precision import (
     rounded,
     working,
 )
+from ..core.registry import declare_family, dispatch, register_fast_path
 from ..core.validation import (
     BudgetError,
     Deadline,
@@ -53,6 +53,7 @@ from ..core.validation import (
     real_float,
 )
 from . import drift as _drift, ode as _ode
+from .closed_form import CLOSED_FORM
 from .drift import MAX_FALLBACK_LEVELS  # noqa: F401 (re-exported)
 from .ode import MAX_ODE_LEVELS, MAX_ODE_MP_LEVELS, MAX_ODE_STEPS  # noqa: F401 (re-exported)
 from .params import (  # noqa: F401 (re-exported: simulate and distance import them from here)
@@ -317,30 +318,13 @@ class Supermarket:
         tol = min(mpmath.mpf(self.tail_tol), mpmath.mpf(10) ** (-(dps + 5)))
         K = max(self.K, self.truncation_level(tol))
         self._check_levels(K, MAX_LEVELS, "fixed_point")
-        with working(dps), self._lam_precision():
-            lam = _lam_mpf(self.lam)
-            s = [lam ** self.exponent(k) for k in range(K + 2)]
-            s_next = s[K + 1]
-            s = s[:K + 1]
-            F = _drift.definition_drift(self, K, "mpmath")
-            rows = list(F(*s[1:]))
-            eps = mpmath.mpf(10) ** (-(dps + 2))
-            ok = all(abs(rows[k - 1]) <= eps * s[k] for k in range(1, K)) and \
-                abs(rows[K - 1]) <= s_next * (1 + eps) + eps * s[K]
-            if ok:
-                res = max(abs(r) for r in rows)
-                tb = self.tail_bound(K)
-                mql = mpmath.fsum(s[1:])
-        if ok:
-            same = _drift.definition_is_shipped(self, min(K, 6))
-            return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in s), K,
-                                         rounded(tb, 5), rounded(res, 5), rounded(mql, dps),
-                                         bool(proof["proved"]) and same, dps)
-        warnings.warn(f"{type(self).__name__}.drift() differs from the equations of the closed form "
-                      f"s_k = lam^((d^k-1)/(d-1)) (residual {mpmath.nstr(max(abs(r) for r in rows), 3)} at "
-                      f"K={K}); solving the definition's own truncated equations instead",
-                      DefinitionMismatchWarning, stacklevel=2)
-        return self._solve_definition(K, dps, tol)
+        ans, used = dispatch("supermarket", self, _fallback, args=(K, dps, tol), warning=DefinitionMismatchWarning,
+                             stacklevel=3, mismatch=_MISMATCH, rejected=_REJECTED)
+        if used is None:
+            return ans
+        return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in ans["s"]), K,
+                                     rounded(ans["tail_bound"], 5), rounded(ans["residual"], 5),
+                                     rounded(ans["mean_queue_length"], dps), bool(proof["proved"]), dps)
 
     def _solve_definition(self, K: int, dps: int, tol) -> SupermarketFixedPoint:
         """Solve ``drift(K) = 0`` of this definition (fallback of :meth:`fixed_point`)."""
@@ -348,7 +332,7 @@ class Supermarket:
 
     def _closed_form_applies(self) -> bool:
         """The closed-form shortcuts hold: this class's drift() is the shipped one (exact identity)."""
-        return type(self) is Supermarket or _drift.definition_is_shipped(self, min(self.K, 6))
+        return type(self) is Supermarket or CLOSED_FORM.applies(self)[0]
 
     def mean_queue_length(self, dps: int = DEFAULT_DPS):
         r"""Stationary mean number of tasks per server :math:`E[Q] = \sum_{k\ge1} s_k`, to ``dps`` digits.
@@ -467,3 +451,20 @@ class Supermarket:
 
     def _ode_mp(self, s0v, tt, K, dps, deadline=None) -> OdeSolution:
         return _ode.ode_mp(self, s0v, tt, K, dps, deadline)
+
+
+#: the texts of the two warnings of :meth:`Supermarket.fixed_point` (:func:`symloss.core.registry.dispatch`)
+_MISMATCH = ("{subject.__class__.__name__}.drift() differs from the equations of the closed form "
+             "s_k = lam^((d^k-1)/(d-1)) ({reason}); solving the definition's own truncated equations instead")
+_REJECTED = ("{subject.__class__.__name__}.drift() is not solved by the closed form s_k = lam^((d^k-1)/(d-1)) "
+             "({reason}); solving the definition's own truncated equations instead")
+
+
+def _fallback(m, K, dps, tol):
+    """The generic solver of :meth:`Supermarket.fixed_point`: the definition's truncated equations."""
+    return m._solve_definition(K, dps, tol)
+
+
+# the supermarket family in the one fast-path registry: the closed form answers for the shipped drift
+declare_family("supermarket", Supermarket)
+register_fast_path("supermarket", Supermarket, CLOSED_FORM)

@@ -31,6 +31,7 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ..core.registry import same_system
 from ..core.validation import check_int, check_real
 
 __all__ = ["m", "n", "N", "rho", "Rule", "RULES", "transitions", "compile_rules", "rule_arrays",
@@ -109,8 +110,8 @@ RULES = (
 
 
 def rules_equal(a, b) -> bool:
-    """Structural equality of two rule tables (jumps, rates and guards identical as SymPy objects,
-    in order).
+    """Equality of two rule tables, rule by rule in order: the same jumps, rates identical
+    (:func:`symloss.core.registry.same_system`, exact) and equivalent guards.
 
     Parameters
     ----------
@@ -131,7 +132,7 @@ def rules_equal(a, b) -> bool:
     if len(a) != len(b):
         return False
     for r, s in zip(a, b):
-        if r.jump != s.jump or sympy.expand(r.rate - s.rate) != 0:
+        if r.jump != s.jump or not same_system(r.rate, s.rate):
             return False
         if r.when != s.when and sympy.simplify_logic(sympy.Xor(r.when, s.when)) is not sympy.false:
             return False

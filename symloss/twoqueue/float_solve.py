@@ -1,8 +1,14 @@
 r"""The float solvers of :class:`~symloss.twoqueue.jsq.TwoQueueJSQ` (``method="float"``), as functions of
 the model.
 
-* the fast path: the numba stencil of the Yao-Knessl model (:func:`solve_float_stencil`), used only when
-  the model's rule table equals the table the stencil declares (:func:`stencil_applies`);
+* the fast path: the numba stencil of the Yao-Knessl model (:data:`STENCIL`, registered in the one
+  fast-path registry, :mod:`symloss.core.registry`, family ``"twoqueue"``), used only when the model's
+  rule table is the table the stencil declares (:func:`stencil_applies`: exact identity by
+  :func:`~symloss.core.registry.same_system`, cached by the registry's binding cache), and its answer
+  is verified on the balance equations generated from the model's own rules before it is returned
+  (:func:`~symloss.core.registry.dispatch`; a rejected answer raises
+  :class:`~symloss.core.precision.PrecisionError`, since the generic float solver stops at
+  ``N =`` :data:`GENERIC_FLOAT_LIMIT`);
 * any other definition: Gauss-Seidel on the generated kernels (adjacent, aggregated definitions) or the
   generic sparse LU (small ``N``) (:func:`solve_float_generic`);
 * the unstructured chain: its generator (:func:`generator`), one sparse LU (:func:`generic_solve`) and
@@ -23,6 +29,7 @@ from fractions import Fraction
 import numpy as np
 
 from ..core.precision import PrecisionError
+from ..core.registry import FastPath, dispatch
 from ._numba import kernels as numba_kernels
 from .definition import _max_relative_gap, balance_residual, rules_equal
 from .distribution import TwoQueueDistribution
@@ -30,9 +37,9 @@ from .kernels import StructureError
 from .levels import level_law_float
 from .solvers import float_generic
 
-__all__ = ["GENERIC_FLOAT_LIMIT", "SPARSE_LU_LIMIT", "FLOAT_RESIDUAL_LIMIT", "stencil_applies", "generator",
-           "generic_solve", "chain_residual", "level_probabilities", "solve_float", "solve_float_stencil",
-           "solve_float_generic", "verify_float"]
+__all__ = ["GENERIC_FLOAT_LIMIT", "SPARSE_LU_LIMIT", "FLOAT_RESIDUAL_LIMIT", "STENCIL", "StencilFastPath",
+           "stencil_applies", "generator", "generic_solve", "chain_residual", "level_probabilities", "solve_float",
+           "solve_float_stencil", "solve_float_generic", "verify_float"]
 
 #: largest N for the float solver of a definition other than the stencil's (generated CSR kernels)
 GENERIC_FLOAT_LIMIT = 1000
@@ -46,9 +53,61 @@ def _dmax(N: int, K: int) -> int:
     return min(K, 2 * N - K)
 
 
+class StencilFastPath(FastPath):
+    """The numba stencil of the Yao-Knessl model as a fast path of the one registry (family
+    ``"twoqueue"``, registered for :class:`~symloss.twoqueue.jsq.TwoQueueJSQ`; the instance
+    :data:`STENCIL`; the protocol is :class:`symloss.core.registry.FastPath`).
+
+    * ``decide``: the model's :meth:`transitions <symloss.twoqueue.jsq.TwoQueueJSQ.transitions>` is the
+      evaluator of its rule table (not overridden) and the table is, rule by rule, the one the stencil
+      declares (``STENCIL_RULES`` of the private ``symloss.twoqueue._kernels``): same jumps, rates
+      identical by :func:`~symloss.core.registry.same_system`, guards equivalent
+      (:func:`~symloss.twoqueue.definition.rules_equal`); ``binding_key``: those two rule tables by value;
+    * ``solve(model, tol, maxiter)``: Gauss-Seidel with exact level masses on the stencil;
+    * ``verify``: the answer's residual on the balance equations generated from the model's own rules
+      (``model.residual``) is at most :data:`FLOAT_RESIDUAL_LIMIT`.
+
+    Examples
+    --------
+    >>> from symloss import TwoQueueJSQ
+    >>> STENCIL.applies(TwoQueueJSQ(2, 1))[0]
+    True
+    """
+    name = "Yao-Knessl stencil"
+
+    def binding_key(self, model):
+        try:
+            key = (model._rule_based(), tuple(model.rules), tuple(numba_kernels().STENCIL_RULES))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def decide(self, model):
+        if not model._rule_based():
+            return False, "transitions() is overridden: the definition is not a rule table"
+        if not rules_equal(model.rules, numba_kernels().STENCIL_RULES):
+            return False, "the rule table differs from the one the stencil implements"
+        return True, "the rule table is the stencil's (exact identity of jumps, rates and guards)"
+
+    def solve(self, model, tol, maxiter):
+        return _stencil_solve(model, tol, maxiter)
+
+    def verify(self, model, res, tol=None, maxiter=None):
+        r = model.residual(res.p)
+        if not r <= FLOAT_RESIDUAL_LIMIT:
+            return False, (f"the answer's residual on the model's balance equations is {r:.2e} > "
+                           f"{FLOAT_RESIDUAL_LIMIT:.0e}")
+        return True, f"residual on the model's balance equations {r:.2e} <= {FLOAT_RESIDUAL_LIMIT:.0e}"
+
+
+#: the two-queue fast path (registered for :class:`~symloss.twoqueue.jsq.TwoQueueJSQ` by :mod:`.jsq`)
+STENCIL = StencilFastPath()
+
+
 def stencil_applies(model) -> bool:
     """The numba stencil (Yao-Knessl model) may be used: the definition is the rule table the stencil
-    declares (content, not identity: an edited table fails this).
+    declares (content, not identity: an edited table fails this; ``StencilFastPath.applies``).
 
     Parameters
     ----------
@@ -66,7 +125,7 @@ def stencil_applies(model) -> bool:
     >>> stencil_applies(TwoQueueJSQ(2, 1))
     True
     """
-    return model._rule_based() and rules_equal(model.rules, numba_kernels().STENCIL_RULES)
+    return STENCIL.applies(model)[0]
 
 
 def generator(model):
@@ -190,10 +249,14 @@ def _contraction_error(diff: float, rate: float, its: int) -> float:
     return float(max(err, 0.0))
 
 
+_REJECTED = "float solver (the numba stencil of the Yao-Knessl model): {reason}; not returned"
+
+
 def solve_float(model, tol: float, maxiter: int) -> TwoQueueDistribution:
     """``method="float"`` of
     :meth:`TwoQueueJSQ.stationary_distribution <symloss.twoqueue.jsq.TwoQueueJSQ.stationary_distribution>`:
-    :func:`solve_float_stencil` when :func:`stencil_applies`, else :func:`solve_float_generic`.
+    the registry's flow (:func:`symloss.core.registry.dispatch`): the stencil (:data:`STENCIL`) when it
+    applies, its answer verified on the model's balance equations, else :func:`solve_float_generic`.
 
     Parameters
     ----------
@@ -203,10 +266,22 @@ def solve_float(model, tol: float, maxiter: int) -> TwoQueueDistribution:
         Max relative change per sweep at which the iteration stops.
     maxiter : int
         Largest number of sweeps.
+
+    Returns
+    -------
+    TwoQueueDistribution
+
+    Raises
+    ------
+    PrecisionError
+        If the iteration does not converge, or the stencil's answer fails its check on the model's
+        balance equations (it is not returned).
+    StructureError
+        If no solver covers this definition (:func:`solve_float_generic`).
     """
-    if stencil_applies(model):
-        return solve_float_stencil(model, tol, maxiter)
-    return solve_float_generic(model, tol, maxiter)
+    res, _ = dispatch("twoqueue", model, solve_float_generic, args=(tol, maxiter), rejected=_REJECTED,
+                      on_reject=PrecisionError)
+    return res
 
 
 def solve_float_stencil(model, tol: float, maxiter: int) -> TwoQueueDistribution:
@@ -219,7 +294,17 @@ def solve_float_stencil(model, tol: float, maxiter: int) -> TwoQueueDistribution
         A model whose rules are the stencil's (:func:`stencil_applies`).
     tol, maxiter : float, int
         The stopping rule, as in :func:`solve_float`.
+
+    Returns
+    -------
+    TwoQueueDistribution
     """
+    res = _stencil_solve(model, tol, maxiter)
+    verify_float(model, res.p, "the numba stencil of the Yao-Knessl model")
+    return res
+
+
+def _stencil_solve(model, tol: float, maxiter: int) -> TwoQueueDistribution:
     kernels = numba_kernels()
     N = model.N
     rho = float(model.rho)
@@ -241,7 +326,6 @@ def solve_float_stencil(model, tol: float, maxiter: int) -> TwoQueueDistribution
     res = kernels.residual(c, off, N, rho)
     level, logl = level_law_float(N, rho)
     P, LP = _assemble_lumped(N, c, off, level, logl)
-    verify_float(model, P, "the numba stencil of the Yao-Knessl model")
     conds = [c[off[K]:off[K + 1]].copy() for K in range(2 * N + 1)]
     return TwoQueueDistribution(N=N, rho=model.rho, method="float", p=P, level=level,
                                 conditional_levels=conds, residual=float(res),
@@ -294,7 +378,7 @@ def _sparse_lu_fallback(model, kern) -> TwoQueueDistribution:
     N = model.N
     warnings.warn("TwoQueueJSQ: the definition is not level-adjacent and aggregated "
                   f"({'; '.join(kern.problems)}); method='float' uses the generic sparse LU",
-                  RuntimeWarning, stacklevel=5)
+                  RuntimeWarning, stacklevel=6)
     P = model.generic_solve()
     if (P < -1e-12).any():
         raise PrecisionError("generic sparse LU returned negative probabilities")

@@ -74,6 +74,7 @@ import time
 
 from ..core.identity import ClearsCachesOnAssignment
 from ..core.precision import DEFAULT_DPS, check_dps, to_mpf
+from ..core.registry import declare_family, register_fast_path
 from ..core.validation import check_choice, check_int, check_real
 from . import asymptotic_model, exact_solve, float_solve
 from .definition import RULES, balance_equations as _balance_equations, transitions
@@ -548,3 +549,8 @@ class TwoQueueJSQ(ClearsCachesOnAssignment):
     def _solve_symbolic_field(self, full: bool = False):
         """Level reduction over the field Q(rho) (:func:`.exact_solve.solve_symbolic_field`)."""
         return exact_solve.solve_symbolic_field(self, full)
+
+
+# the two-queue family in the one fast-path registry: the numba stencil answers for the Yao-Knessl rule table
+declare_family("twoqueue", TwoQueueJSQ)
+register_fast_path("twoqueue", TwoQueueJSQ, float_solve.STENCIL)

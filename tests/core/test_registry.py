@@ -140,3 +140,115 @@ def test_meanfield_names_are_the_meanfield_family():
     symloss.PowerOfD(2, 2).blocking(1)     # the accelerators are registered
     assert reg.registered_accelerators() == reg.registered_fast_paths("meanfield")
     assert reg.accelerator_for(PowerOfD(2, 2)) is reg.fast_path_for("meanfield", PowerOfD(2, 2))
+
+
+# --------------------------------------------------------------------------------------------------
+# protocol extensions: decide, binding_key, tuple subjects, on_reject, the texts of the warnings
+# --------------------------------------------------------------------------------------------------
+
+class _FastPower(_FastSquare):
+    """Answers rate**k for subjects (toy, k); applies through the registry's cache (decide), keyed on
+    the rate only (binding_key)."""
+    name = "power"
+
+    def __init__(self):
+        super().__init__()
+        self.decide_calls = 0
+
+    def binding_key(self, subject):
+        return ("rate", subject[0].rate) if isinstance(subject[0].rate, int) else None
+
+    def applies(self, subject):
+        return reg.binding(self, subject)
+
+    def decide(self, subject):
+        self.decide_calls += 1
+        return (isinstance(subject[0].rate, int), "integer rate")
+
+    def solve(self, subject):
+        return subject[0].rate ** subject[1] + (1 if self.wrong else 0)
+
+    def verify(self, subject, answer):
+        return (answer == subject[0].rate ** subject[1], "recomputed")
+
+
+@pytest.fixture()
+def tuple_family():
+    reg.declare_family("toy_tuple", _Base)
+    fp = _FastPower()
+    reg.register_fast_path("toy_tuple", _Toy, fp)
+    yield fp
+    reg._REGISTRY.pop("toy_tuple", None)
+    reg.FAMILIES.pop("toy_tuple", None)
+    reg.clear_bindings(fp)
+
+
+def test_tuple_subjects_dispatch_on_their_first_element(tuple_family):
+    ans, used = reg.dispatch("toy_tuple", (_Toy(3), 3), lambda s: ("generic", s[0].rate ** s[1]))
+    assert (ans, used) == (27, tuple_family)
+    assert reg.fast_path_for("toy_tuple", (_Toy(3), 1)) is tuple_family
+    assert reg.fast_path_for("toy_tuple", (_Base(), 1)) is None
+    # identity of a tuple subject: its object's definition and the frozen parameters
+    assert reg.definition_identity((_Toy(3), 2)) == reg.definition_identity((_Toy(3), 2))
+    assert reg.definition_identity((_Toy(3), 2)) != reg.definition_identity((_Toy(3), 2.0))
+    assert reg.definition_identity((object(), 2)) is None
+
+
+def test_decide_and_binding_key_share_the_one_cache(tuple_family):
+    n = tuple_family.decide_calls
+    assert tuple_family.applies((_Toy(5), 1))[0]
+    assert tuple_family.applies((_Toy(5), 7))[0]              # same binding key (the rate): not decided again
+    reg.dispatch("toy_tuple", (_Toy(5), 2), lambda s: None)
+    assert tuple_family.decide_calls == n + 1
+    # no key (binding_key None): decided every time
+    assert not tuple_family.applies((_Toy(5.0), 1))[0] and not tuple_family.applies((_Toy(5.0), 1))[0]
+    assert tuple_family.decide_calls == n + 3
+
+
+def test_on_reject_raises_and_texts_are_the_callers(tuple_family):
+    """Mutation test: a wrong answer raises on_reject with the caller's text; with the default it warns."""
+    tuple_family.wrong = True
+    with pytest.raises(ArithmeticError, match=r"^power of _Toy: recomputed$"):
+        reg.dispatch("toy_tuple", (_Toy(2), 2), lambda s: None, on_reject=ArithmeticError,
+                     rejected="{name} of {subject.__class__.__name__}: {reason}")
+    with pytest.warns(UserWarning, match="does not satisfy the definition's own equations"):
+        assert reg.dispatch("toy_tuple", (_Toy(2), 2), lambda s: "generic") == ("generic", None)
+
+
+def test_meanfield_accelerators_use_the_registry_binding_cache(monkeypatch):
+    from symloss.meanfield.accelerators import POWER
+    reg.clear_bindings(POWER)
+    calls = []
+    orig = POWER._check
+    monkeypatch.setattr(POWER, "_check", lambda m: calls.append(m) or orig(m))
+    assert POWER.applies(PowerOfD(3, 2))[0] and POWER.applies(PowerOfD(3, 2))[0]
+    assert reg.binding(POWER, PowerOfD(3, 2))[0]
+    assert len(calls) == 1
+    assert not hasattr(POWER, "_applies_cache")
+
+
+class _SlowerService(PowerOfD):
+    """Power-of-d with the service of level-1 servers at rate 2 (one rate edited)."""
+
+    def transitions(self):
+        out = []
+        for jump, rate in super().transitions():
+            if jump[0] < 0:
+                rate = rate + self.variables[0] - self.variables[1] if len(self.variables) > 1 else 2 * rate
+            out.append((jump, rate))
+        return out
+
+
+def test_meanfield_mutation_edited_rate_gets_the_generic_answer():
+    """certify.solve is registry.dispatch: the shipped model is answered by its accelerator, a subclass
+    with one rate edited by the generic certified solver (with the mismatch warning), whose answer is
+    checked against an independent value (the generic solver on the shipped model differs)."""
+    from symloss.core.certify import DefinitionMismatchWarning, solve
+    base = solve(PowerOfD(2, 2), 1, dps=20)
+    assert base.method.startswith("shooting")
+    with pytest.warns(DefinitionMismatchWarning, match="differs from the equations the shooting accelerator"):
+        edited = solve(_SlowerService(2, 2), 1, dps=20)
+    assert edited.method.startswith("generic")
+    # independent: the edited drift vanishes at the returned state, the shipped one does not
+    assert _SlowerService(2, 2).drift_residual(edited.x, 1) < 1e-15
+    assert PowerOfD(2, 2).drift_residual(edited.x, 1) > 1e-3
