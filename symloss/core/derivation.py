@@ -26,6 +26,8 @@ from .definition import (
     poly_to_expr,
     unknown_symbols_message,
 )
+from .piecewise import _REFUSED as _REFUSED_FUNCTIONS
+from .piecewise import check_piecewise_smooth, is_nonsmooth
 from .printers import straight_line_residual
 
 __all__ = [
@@ -85,7 +87,10 @@ def check_transitions(model) -> list:
     Raises
     ------
     ModelDefinitionError
-        If a transition breaks one of these rules (the message names the transition).
+        If a transition breaks one of these rules (the message names the transition), or a rate is not
+        piecewise smooth in a way the solvers handle (a ``Piecewise`` without a default branch,
+        ``floor``/``ceiling``/``Mod``, an ``Eq`` condition, a nested switch:
+        :func:`symloss.core.piecewise.check_piecewise_smooth`).
     """
     trs = model.transitions()
     n = len(model.variables)
@@ -119,6 +124,8 @@ def check_transitions(model) -> list:
         extra = rate.free_symbols - allowed
         if extra:
             raise ModelDefinitionError(f"transition {i}: rate {rate} " + unknown_symbols_message(extra, allowed))
+        if is_nonsmooth(rate) or rate.has(*_REFUSED_FUNCTIONS):
+            check_piecewise_smooth(rate, model.variables, f"transition {i}: rate {rate}")
         out.append((jump, rate))
     return out
 
@@ -148,6 +155,8 @@ def check_blocking(model) -> sp.Expr:
     extra = B.free_symbols - set(model.variables) - {RHO}
     if extra:
         raise ModelDefinitionError("blocking_expr " + unknown_symbols_message(extra, set(model.variables) | {RHO}))
+    if is_nonsmooth(B) or B.has(*_REFUSED_FUNCTIONS):
+        check_piecewise_smooth(B, model.variables, f"blocking_expr {B}")
     return B
 
 

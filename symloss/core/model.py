@@ -53,6 +53,7 @@ from . import (
     convergence as _convergence,
     definition as _definition,
     derivation as _derivation,
+    piecewise as _piecewise,
     pivoting as _pivoting,
 )
 from .definition import (  # noqa: F401
@@ -643,7 +644,32 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> mpmath.nstr(r.blocking, 20), r.dps
         ('0.067558952178453145217', 20)
         """
+        if self._is_piecewise:
+            return _piecewise.solve(self, rho, dps=dps, uniqueness=uniqueness)
         return _certify.solve(self, rho, dps=dps, residual=True, uniqueness=uniqueness)
+
+    @_derived
+    def _is_piecewise(self):
+        """Whether the drift or the blocking switches with the state (see :mod:`symloss.core.piecewise`)."""
+        return _piecewise.is_piecewise_model(self)
+
+    def switching_functions(self) -> tuple:
+        """The switching surfaces ``s(x) = 0`` of a piecewise-smooth definition (the arguments of its
+        ``Heaviside``/``sign``/``Abs``, the differences of the arguments of its ``Min``/``Max``, the
+        ``lhs - rhs`` of its ``Piecewise`` conditions), empty for a smooth model.
+
+        Returns
+        -------
+        tuple of sympy.Expr
+            Canonical (expanded, oriented) surfaces, sorted.
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> JSQ(2).switching_functions()
+        (1 - u1, 1 - u2)
+        """
+        return _piecewise.switching_functions(list(self._drift) + [self._blocking], self.variables)
 
     def certify_global_convergence(self, rho=None, *, rho_lo=None, rho_hi=None):
         """Certified global convergence of the mean-field ODE to its fixed point: for every load
@@ -709,6 +735,8 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> mpmath.nstr(PowerOfD(2, 2).blocking(1, dps=30), 30)
         '0.0530346718715954397391817613697'
         """
+        if self._is_piecewise:
+            return _piecewise.solve(self, rho, dps=dps).blocking
         return _certify.solve(self, rho, dps=dps, residual=False).blocking
 
     def enclose(self, rho_lo, rho_hi, *, prec: int = 128):
@@ -770,7 +798,9 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
     def ode(self, rho, x0, t, *, method: str = "LSODA", rtol: float = 1e-10, atol: float = 1e-13):
         """Integrate the mean-field ODE from ``x0`` and return the values at the times ``t``
-        (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian).
+        (:class:`~symloss.OdeResult`; scipy ``solve_ivp`` with the exact lambdified Jacobian; for a
+        piecewise-smooth definition, :func:`symloss.core.piecewise.sliding_ode`: the regularised
+        switches, which approximate the Filippov sliding solution).
 
         Parameters
         ----------
@@ -803,6 +833,8 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         >>> round(float(r.blocking[-1]), 8)              # E(2, 1) = 1/5
         0.2
         """
+        if self._is_piecewise:
+            return _piecewise.sliding_ode(self, rho, x0, t)
         return _certify.integrate_ode(self, rho, x0, t, method=method, rtol=rtol, atol=atol)
 
     def series(self, at=0, n: int = 3):

@@ -12,6 +12,7 @@ from flint import arb
 
 from ..core.certify import FixedPointResult
 from ..core.model import RHO
+from ..core.piecewise import verify_point
 from ..core.precision import (
     PrecisionError,
     arb_relative_accuracy_ok,
@@ -69,7 +70,11 @@ class JSQAccelerator(_Accelerator):
         return f, [], sp.Max(0, 1 - C / RHO)
 
     def verify(self, model, res, dps):
-        """The closed form is exact for the template, and :meth:`applies` checked the identity.
+        """Check the closed-form answer on the definition's own piecewise equations: the piecewise
+        certified solver (:func:`symloss.core.piecewise.verify_point`) proves the Filippov fixed point
+        of the definition's piece at the closed-form state (Krawczyk on the piece's system, the branch
+        signs on its box, an exact solution for this linear piece) and the closed form must equal it.
+        The certificate is attached to ``res.extra["certificate"]``.
 
         Parameters
         ----------
@@ -83,8 +88,27 @@ class JSQAccelerator(_Accelerator):
         Returns
         -------
         tuple of (bool, str)
+
+        Examples
+        --------
+        >>> from symloss import JSQ
+        >>> from symloss.meanfield.accelerators import JSQ_CLOSED_FORM
+        >>> m = JSQ(2)
+        >>> JSQ_CLOSED_FORM.verify(m, JSQ_CLOSED_FORM.solve(m, 3, 15), 15)[0]
+        True
         """
-        return True, "closed form of the JSQ template (the definition is identical to it)"
+        work = res.extra.get("_x_work")
+        rho = getattr(work, "rho", res.rho)
+        x = list(work) if work is not None else list(res.x)
+        ok, why, cert_res = verify_point(model, rho, x, dps)
+        if ok:
+            res.extra["certificate"] = cert_res.extra["certificate"]
+            res.extra["parts"] = dict(cert_res.extra["parts"])
+            if cert_res.blocking != res.blocking and abs(cert_res.blocking - res.blocking) > \
+                    mpmath.mpf(10) ** (-dps) * max(1, abs(res.blocking)):
+                return False, (f"the definition's blocking {cert_res.blocking} at the certified state differs from "
+                               f"the closed form {res.blocking}")
+        return ok, why
 
     @staticmethod
     def fluid_rhs(C: int, rho: float, u):

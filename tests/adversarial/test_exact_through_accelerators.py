@@ -12,7 +12,6 @@ Independent references:
   the rigorous brackets at 30 and at 90 digits must intersect, a rounded point would not.
 """
 import math
-import warnings
 from decimal import Decimal
 from fractions import Fraction
 
@@ -111,16 +110,17 @@ def test_jsq_ball_loads():
         JSQ(3).blocking(arb(6, 1e-10), dps=20)              # a ball too wide for 20 digits
 
 
-def test_jsq_mutation_raises():
-    """Mutation test: a JSQ whose arrival rate is edited is not solved by the closed form; its
-    non-smooth definition is refused by the generic solver (the call raises, no stale number)."""
+def test_jsq_mutation_follows_the_edit():
+    """Mutation test: a JSQ whose arrival rate is edited is not solved by the closed form (a
+    DefinitionMismatchWarning) but by the piecewise-smooth solver on its own definition: doubled
+    arrivals at rho are JSQ at 2 rho, never the stale closed-form number."""
     class Edited(JSQ):
         def transitions(self):
             return [(j, r * 2 if r.has(RHO) else r) for j, r in super().transitions()]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DefinitionMismatchWarning)
-        with pytest.raises(Exception, match="differentiable"):
-            Edited(3).blocking(BIG, dps=20)
+    with pytest.warns(DefinitionMismatchWarning):
+        got = Edited(3).fixed_point(Fraction(5, 4), dps=20)
+    assert list(got.x) == list(JSQ(3).fixed_point(Fraction(5, 2), dps=20).x) == [1, 1, mpmath.mpf("0.5")]
+    assert list(JSQ(3).fixed_point(Fraction(5, 4), dps=20).x) == [1, mpmath.mpf("0.25"), 0]
 
 
 # --------------------------------------------------------------------------------------------------

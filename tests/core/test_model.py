@@ -218,14 +218,14 @@ def test_patched_class_method_does_not_reuse_the_old_derivation(monkeypatch):
     assert PowerOfD(2, 3).blocking(1, dps=25) == base        # the original definition is intact
 
 
-def test_jsq_mutation_raises_instead_of_the_closed_form():
+def test_jsq_mutation_follows_the_edit_instead_of_the_closed_form():
     class Edited(JSQ):
         def transitions(self):
             return [(j, 2 * r if min(j) < 0 else r) for j, r in super().transitions()]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DefinitionMismatchWarning)
-        with pytest.raises(ModelDefinitionError):
-            Edited(2).blocking(3)
+    with pytest.warns(DefinitionMismatchWarning):
+        got = Edited(2).fixed_point(3, dps=15)         # doubled service rates: JSQ's state at half the load
+    assert list(got.x) == list(JSQ(2).fixed_point(Fraction(3, 2), dps=15).x) == [1, mpmath.mpf("0.5")]
+    assert list(JSQ(2).fixed_point(3, dps=15).x) == [1, 1]
     assert JSQ(2).blocking(4, dps=15) == mpmath.mpf("0.5")
 
 
