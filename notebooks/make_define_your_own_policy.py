@@ -1,7 +1,9 @@
-"""Generate notebooks/define_your_own_policy.ipynb (no outputs) with nbformat.
+"""Generate the cells of notebooks/define_your_own_policy.ipynb with nbformat.
 
-Run:  python notebooks/make_define_your_own_policy.py
-The notebook is executed by tests/meanfield/test_notebook_define_policy.py with SYMLOSS_NOTEBOOK_SMALL=1.
+Run ``python notebooks/build.py define_your_own_policy`` to regenerate the notebook from this file and store it
+executed (``python notebooks/make_define_your_own_policy.py`` writes it without outputs). The stored run takes
+about a minute; ``SYMLOSS_NOTEBOOK_SIZE=paper`` uses finer grids and longer simulations;
+``SYMLOSS_NOTEBOOK_SMALL=1`` is the test suite's run. Figures go to ``symloss.plot.figure_dir()``.
 """
 from __future__ import annotations
 
@@ -38,11 +40,13 @@ import sympy as sp
 from IPython.display import Math, display
 
 import symloss
-from symloss import RHO, PowerOfD, RetrialOfD, define_model
+from symloss import RHO, PowerOfD, RetrialOfD, define_model, plot
 
-SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
-N_GRID = 12 if SMALL else 60
-print("small run" if SMALL else "full run")"""),
+# sizes: the stored run; SYMLOSS_NOTEBOOK_SIZE=paper (finer grid, longer simulation); SYMLOSS_NOTEBOOK_SMALL=1 (tests)
+SIZE = "small" if os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1" else os.environ.get("SYMLOSS_NOTEBOOK_SIZE", "docs")
+SMALL, PAPER = SIZE == "small", SIZE == "paper"
+N_GRID = 12 if SMALL else (120 if PAPER else 60)
+print(f"{SIZE} run - figures go to {symloss.plot.figure_dir()}")"""),
     ("md", r"""## 1. The definition (the only place the policy is written)"""),
     ("code", r"""def hybrid(C, d, r):
     u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
@@ -89,27 +93,31 @@ algorithms: the shooting method for power-of-$d$, the Erlang-B reduction for ret
 
 `crossing_loads(model_a, model_b)` finds every load where the blockings are equal (float scan, then
 each crossing certified by ball-bracketed signs); `threshold_load(model_a, model_b)` is the load
-above which `model_a` blocks strictly less at every larger load (0: at every load)."""),
+above which `model_a` blocks strictly less at every larger load (0: at every load). Both come from a
+float scan of a range of loads, so they are **EVIDENCE** (the value says so); a threshold PROVED for
+every load is `symloss.certified_comparison(model_a, model_b)`, whose certificate
+`symloss.verify_comparison` re-checks."""),
     ("code", r"""C = 3
 others = [PowerOfD(C, 2), PowerOfD(C, 3), PowerOfD(C, 4), RetrialOfD(C, 3), RetrialOfD(C, 4)]
 thresholds = {}
 for other in others:
     res = symloss.crossing_loads(model, other, rho_min=0.01, rho_max=150, dps=15)
+    name = plot.policy_label(other)
     try:
         thr = symloss.threshold_load(model, other, dps=15)
-        thresholds[repr(other)] = thr
-        verdict = "hybrid lower at every load" if thr == 0 else f"hybrid lower above rho = {mpmath.nstr(thr, 12)}"
+        thresholds[name] = thr
+        verdict = ("hybrid lower at every load" if thr == 0 else f"hybrid lower above rho = {mpmath.nstr(thr, 12)}")
+        verdict += f" ({thr.status}: float scan)"
     except ValueError:
         thr = None
-        verdict = f"{other!r} stays lower at large load"
-    print(f"{other!r:24s} crossings: {[mpmath.nstr(c, 12) for c in res.crossings]};  {verdict}")
-assert abs(thresholds["PowerOfD(C=3, d=3)"] - mpmath.mpf("1.2876465775759")) < 1e-9"""),
-    ("code", r"""from symloss import plot
-
-# the ratio B_hybrid / B_other on log axes (below 1: the hybrid blocks less); the threshold against
+        verdict = f"{name} stays lower at large load"
+    print(f"{name:14s} crossings: {[mpmath.nstr(c, 12) for c in res.crossings]};  {verdict}")
+print(repr(thresholds["power-of-3"]))
+assert abs(thresholds["power-of-3"] - mpmath.mpf("1.2876465775759")) < 1e-9"""),
+    ("code", r"""# the ratio B_hybrid / B_other on log axes (below 1: the hybrid blocks less); the threshold against
 # power-of-3 is threshold_load's float scan (crossings bisected with certified signs, the search not a
 # proof): the figure marks it EVIDENCE, not PROVED
-thr = thresholds["PowerOfD(C=3, d=3)"]
+thr = thresholds["power-of-3"]
 rhos = np.union1d(np.geomspace(0.05, 100, N_GRID), [float(thr)])    # the curve passes through 1 at the threshold
 B_hybrid = [model.blocking(r, dps=15) for r in rhos]
 curves = {plot.policy_label(other): (B_hybrid, [other.blocking(r, dps=15) for r in rhos])
@@ -118,7 +126,7 @@ fig = plot.blocking_ratio(rhos, curves, thresholds={"power-of-3": thr},
                           ylabel=r"blocking ratio $B_{\mathrm{hybrid}(2,2)} / B_{\mathrm{policy}}$",
                           width="double",
                           title=r"hybrid$(d = 2, r = 2)$ against power-of-$d$ and retrial-of-$d$, $C = 3$")
-print([p.name for p in plot.savefig(fig, "hybrid_vs_power_and_retrial.png")])
+print([p.name for p in plot.savefig(fig, "hybrid_vs_power_and_retrial", formats=("pdf", "png"))])   # to figure_dir()
 plt.show()"""),
     ("md", r"""## 5. Expansion at small load, from the stationary equations
 
@@ -148,7 +156,8 @@ for N in ((10, 20) if SMALL else (10, 20, 40, 60)):
     print(f"{N:5d} {ex.n_states:8d} {ex.blocking:12.6g} {refined.at(N, 1):12.6g} {refined.at(N, 2):17.6g}")
     if N >= 20:     # the expansion is asymptotic in N: a few percent at N = 20, under 1 % at N = 40
         assert abs(refined.at(N, 2) / ex.blocking - 1) < 0.05
-sim = symloss.simulate(model, N=1000, rho=rho, events=200_000 if SMALL else 2_000_000, replications=4, seed=1)
+sim = symloss.simulate(model, N=1000, rho=rho, events=200_000 if SMALL else (10_000_000 if PAPER else 2_000_000),
+                       replications=4, seed=1)
 print(f"simulated, N = 1000: B = {sim.blocking:.5g}, 95% CI ({sim.ci[0]:.5g}, {sim.ci[1]:.5g}); "
       f"refined prediction {refined.at(1000, 2):.5g}; kernel: {sim.kernel}")"""),
     ("md", r"""## 7. The definition is binding

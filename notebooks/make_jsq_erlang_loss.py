@@ -1,11 +1,10 @@
-"""Generate notebooks/jsq_erlang_loss.ipynb (no outputs) with nbformat.
+"""Generate the cells of notebooks/jsq_erlang_loss.ipynb with nbformat.
 
-Run:  python notebooks/make_jsq_erlang_loss.py
-The notebook is executed by tests/twoqueue/test_twoqueue.py::test_notebook_executes with SYMLOSS_NOTEBOOK_SMALL=1 (figures to
-a temporary directory). A full run from the notebooks/ directory writes the figures (PDF and PNG, with
-their provenance in the metadata) to docs/figures/twoqueue_*.{pdf,png}:
-    cd notebooks && jupyter nbconvert --to notebook --execute --output /tmp/jsq_run.ipynb jsq_erlang_loss.ipynb
-(``SYMLOSS_FIGURE_DIR`` overrides the directory in both modes).
+Run ``python notebooks/build.py jsq_erlang_loss`` to regenerate the notebook from this file and store it
+executed (``python notebooks/make_jsq_erlang_loss.py`` writes it without outputs). Sizes: the stored run
+(loads up to 800), ``SYMLOSS_NOTEBOOK_SIZE=paper`` (loads up to 3200, a larger heat map),
+``SYMLOSS_NOTEBOOK_SMALL=1`` (the test suite). Figures (PDF and PNG, provenance in the metadata) go to
+``symloss.plot.figure_dir()``; ``python notebooks/build.py --docs-figures`` copies them to ``docs/figures``.
 """
 from __future__ import annotations
 
@@ -22,8 +21,9 @@ split 1/2-1/2, an arrival lost only when all $2N$ servers are busy; $\rho=\lambd
 (H. Yao and C. Knessl, *On the Shortest Queue Version of the Erlang Loss Model*, Studies in Applied
 Mathematics 120(2), 2008). Public API only: `symloss.TwoQueueJSQ`, `symloss.jsq_regime`,
 `symloss.twoqueue` (the definition), `symloss.plot` (the figures), `proofs_check` (the claims). The figures
-are saved (PDF and PNG, with their provenance in the metadata) to `docs/figures/` in a full run and to a
-temporary directory in the small run (`SYMLOSS_FIGURE_DIR` overrides both).
+are saved (PDF and PNG, with their provenance in the metadata) to `symloss.plot.figure_dir()`
+(`$SYMLOSS_FIGURE_DIR`, else `./symloss-figures`). This stored run uses loads up to $\rho = 800$;
+`SYMLOSS_NOTEBOOK_SIZE=paper` runs the paper-size figures (loads up to 3200).
 
 Contents: 1. the one definition and what is generated from it; 2. the exact solution (four methods);
 3. the derivations (SymPy, from the rules): outer law, corner law in closed form, blocking;
@@ -32,7 +32,6 @@ of the joint law; 5. error tables with fitted exponents before and after the O(1
 7. the $a = 1/4$ boundary."""),
     ("code", r"""import json
 import os
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -46,12 +45,12 @@ import symloss
 from symloss import TwoQueueJSQ, jsq_regime, plot
 from symloss.twoqueue import RULES, Rule, definition, derivation
 
-SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"     # the test suite runs a reduced version
-FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
-                                                         else "../docs/figures"))
-FIG_DIR.mkdir(parents=True, exist_ok=True)
+# sizes: the stored run; SYMLOSS_NOTEBOOK_SIZE=paper; SYMLOSS_NOTEBOOK_SMALL=1 (the test suite)
+SIZE = "small" if os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1" else os.environ.get("SYMLOSS_NOTEBOOK_SIZE", "docs")
+SMALL, PAPER = SIZE == "small", SIZE == "paper"
+FIG_DIR = plot.figure_dir()            # $SYMLOSS_FIGURE_DIR, else ./symloss-figures
 # loads of the exact-vs-asymptotic figures (exact float solves up to N = a rho)
-RHOS = [50, 100, 200, 400] if SMALL else [50, 100, 200, 400, 800, 1600, 3200]
+RHOS = [50, 100, 200, 400] if SMALL else ([50, 100, 200, 400, 800, 1600, 3200] if PAPER else [50, 100, 200, 400, 800])
 # the stored error tables live in the repository's tests/data (not in the installed package)
 _here = [Path(os.environ["SYMLOSS_REPO"])] if "SYMLOSS_REPO" in os.environ else []
 _here += [Path.cwd(), *Path.cwd().parents, Path(symloss.__file__).resolve().parents[1]]
@@ -63,7 +62,7 @@ TABLES = json.loads((DATA / "twoqueue_error_tables.json").read_text())
 CASES = [("a>1/2", 1.0), ("a~1/2", 0.5), ("1/4<a<1/2", 0.35), ("a~1/4", 0.25), ("a<1/4", 0.15)]
 REG_TEX = {"a>1/2": r"$a > 1/2$", "a~1/2": r"$a \approx 1/2$", "1/4<a<1/2": r"$1/4 < a < 1/2$",
            "a~1/4": r"$a \approx 1/4$", "a<1/4": r"$a < 1/4$"}
-print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
+print(f"{SIZE} run - figures go to {FIG_DIR}")"""),
     ("md", r"""## 1. One definition
 
 The model is the rule table `symloss.twoqueue.RULES`; `transitions(N, m, n)`, the balance equations, the
@@ -103,7 +102,7 @@ print("N=20, rho=20: blocking exact", float(e20.blocking()), " mp", m20.blocking
 pe = np.array([[float(x.p) / float(x.q) for x in row] for row in e20.p])
 print("max entrywise relative difference float vs exact:", np.max(np.abs(f20.p / pe - 1)))
 t0 = time.time()
-big = TwoQueueJSQ(500 if SMALL else 3000, 500.0 if SMALL else 3000.0).stationary_distribution()
+big = TwoQueueJSQ(500 if SMALL else (3000 if PAPER else 1000), 500.0 if SMALL else (3000.0 if PAPER else 1000.0)).stationary_distribution()
 print(f"float N={big.N}: {time.time() - t0:.1f} s, {big.iterations} sweeps, residual {big.residual:.1e}")"""),
     ("md", r"""## 3. The derivations
 

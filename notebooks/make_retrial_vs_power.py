@@ -1,9 +1,10 @@
-"""Generate notebooks/retrial_vs_power.ipynb (no outputs) with nbformat.
+"""Generate the cells of notebooks/retrial_vs_power.ipynb with nbformat.
 
-Run:  python notebooks/make_retrial_vs_power.py
-The notebook is executed by tests/meanfield/test_notebook_retrial.py with SYMLOSS_NOTEBOOK_SMALL=1 (figures to
-a temporary directory); a full run saves the figures (PDF and PNG, via ``symloss.plot.savefig``) to
-``notebooks/figures/`` (``SYMLOSS_FIGURE_DIR`` overrides the directory in both modes).
+Run ``python notebooks/build.py retrial_vs_power`` to regenerate the notebook from this file and store it
+executed (``python notebooks/make_retrial_vs_power.py`` writes it without outputs). Sizes: the stored run
+(``SYMLOSS_NOTEBOOK_SIZE`` unset: a few minutes), ``SYMLOSS_NOTEBOOK_SIZE=paper`` (the paper's tables),
+``SYMLOSS_NOTEBOOK_SMALL=1`` (the test suite). Figures go to ``symloss.plot.figure_dir()``
+(``$SYMLOSS_FIGURE_DIR``, else ``./symloss-figures``).
 """
 from __future__ import annotations
 
@@ -29,9 +30,7 @@ $\rho = \lambda/\mu$ per server.
 Everything below comes from one symbolic definition per policy (its transitions); the numbers are
 certified by ball arithmetic."""),
     ("code", r"""import os
-import tempfile
 import time
-from pathlib import Path
 
 import matplotlib
 import matplotlib.pyplot as plt
@@ -44,16 +43,23 @@ import symloss
 import symloss.meanfield.series  # blocking_expansion: the expansion's terms, for the numeric check
 from symloss import plot
 
-SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
-if SMALL:                      # quick run for the test suite
+# sizes: the stored run (a few minutes); SYMLOSS_NOTEBOOK_SIZE=paper for the paper's tables (C = 1..10 scanned,
+# C = 1..20 certified for every (d, dt) with 2 <= d < dt <= 6: about half an hour); the test suite sets
+# SYMLOSS_NOTEBOOK_SMALL=1
+SIZE = "small" if os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1" else os.environ.get("SYMLOSS_NOTEBOOK_SIZE", "docs")
+SMALL, PAPER = SIZE == "small", SIZE == "paper"
+if SMALL:
     TABLE_C, TABLE_D, TABLE_DT, N_RHO = [3], [2], (1,), 8
-else:                          # the full table of the issue: C = 1..10, d in {2, 3, 4}, dt in {d+1, d+2}
+    CERT_C, CERT_PAIRS = [2, 3], [(2, 3)]
+elif PAPER:
     TABLE_C, TABLE_D, TABLE_DT, N_RHO = list(range(1, 11)), [2, 3, 4], (1, 2), 40
+    CERT_C, CERT_PAIRS = list(range(1, 21)), [(d, dt) for d in range(2, 6) for dt in range(d + 1, 7)]
+else:
+    TABLE_C, TABLE_D, TABLE_DT, N_RHO = list(range(1, 7)), [2, 3], (1, 2), 40
+    CERT_C, CERT_PAIRS = [2, 3, 4, 5], [(2, 3), (2, 4)]
 rho = sp.Symbol("rho", positive=True)
-FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
-                                                        else Path("figures")))
-FIG_DIR.mkdir(parents=True, exist_ok=True)
-print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
+FIG_DIR = plot.figure_dir()            # $SYMLOSS_FIGURE_DIR, else ./symloss-figures
+print(f"{SIZE} run - figures go to {FIG_DIR}")"""),
     ("md", r"""## 1. Derivation from the symbolic model
 
 Each policy is a list of transitions (jump vector, rate per server). The drift is
@@ -177,8 +183,11 @@ plt.show()"""),
 
 `threshold_load(C, d, dt)` is the load above which retrial-of-$\tilde d$ blocks strictly less than
 power-of-$d$ at every larger load, 0 when that holds at every load (Cuesta et al. 2026, claims 3 and 4; the claim identifiers `seed000.*` are explained in `docs/papers.md`). It is
-the largest crossing of $\log B_{ret}(\tilde d) - \log B_{pod}(d)$, each crossing certified to the
-requested digits (see `docs/meanfield.md` for the search guarantee)."""),
+the largest crossing of $\log B_{ret}(\tilde d) - \log B_{pod}(d)$ found by a float scan, each crossing
+bisected with certified signs, so the value is **EVIDENCE**: its `repr` says so, and the scan is no proof
+that no crossing is missed (see `docs/meanfield.md` for the search guarantee; the next section proves the
+thresholds). A 0 means "retrial-of-$\tilde d$ is better at every load". The stored run scans
+$C \le 6$, $d \in \{2, 3\}$; `SYMLOSS_NOTEBOOK_SIZE=paper` gives the paper's $C \le 10$, $d \le 4$."""),
     ("code", r"""rows = []
 t0 = time.perf_counter()
 for C in TABLE_C:
@@ -186,24 +195,28 @@ for C in TABLE_C:
         for dt in (d + k for k in TABLE_DT):
             t = time.perf_counter()
             thr = symloss.threshold_load(C, d, dt, dps=15)
-            rows.append({"C": C, "d": d, "dt": dt, "threshold": float(thr), "exact": thr,
+            rows.append({"C": C, "d": d, "dt": dt, "threshold": float(thr), "exact": thr, "status": thr.status,
                          "seconds": time.perf_counter() - t})
 table = pd.DataFrame(rows)
-print(f"{len(rows)} thresholds in {time.perf_counter() - t0:.1f} s")
+print(f"{len(rows)} thresholds in {time.perf_counter() - t0:.1f} s; each one is")
+print(repr(symloss.threshold_load(3, 2, 3, dps=15)))
+print("threshold 0 = retrial-of-dt better at every load; the table below is EVIDENCE (a float scan)")
 table.pivot_table(index="C", columns=["d", "dt"], values="threshold")"""),
     ("code", r"""# check one entry: at the threshold the two blockings agree, above it retrial is lower
 row = table[table.threshold > 0].iloc[-1] if (table.threshold > 0).any() else None
 if row is not None:
     C, d, dt, thr = int(row["C"]), int(row["d"]), int(row["dt"]), row["exact"]   # thr: 15 digits
     br, bp = symloss.RetrialOfD(C, dt).blocking(thr, dps=20), symloss.PowerOfD(C, d).blocking(thr, dps=20)
-    print(f"C={C}, d={d}, dt={dt}: threshold {thr}; B_ret = {mpmath.nstr(br, 12)}, B_pod = {mpmath.nstr(bp, 12)}")
+    print(f"C={C}, d={d}, dt={dt}: threshold {mpmath.nstr(thr, 15)} ({thr.status}); B_ret = {mpmath.nstr(br, 12)}, "
+          f"B_pod = {mpmath.nstr(bp, 12)}")
     assert abs(br / bp - 1) < 1e-12
     up = thr * (1 + mpmath.mpf(10) ** -6)
     assert symloss.RetrialOfD(C, dt).blocking(up, dps=20) < symloss.PowerOfD(C, d).blocking(up, dps=20)"""),
     ("md", r"""### Certified for every load
 
 `threshold_load` scans a range of loads; `symloss.meanfield.certified.threshold_report` proves the
-whole picture on $(0, \infty)$: every crossing of $B_{ret}(\tilde d)$ and $B_{pod}(d)$ in an interval
+whole picture on $(0, \infty)$ (PROVED once `symloss.verify_comparison` has re-checked the
+certificate of `symloss.certified_threshold`, as the first cell below does): every crossing of $B_{ret}(\tilde d)$ and $B_{pod}(d)$ in an interval
 of width $\le 10^{-30}$ that provably holds exactly one crossing, the number of crossings, and a
 certificate that `symloss verify --recheck` re-verifies cell by cell (the claims
 `seed000.eventually.C{C}_d{d}_dt{dt}` carry the same certificates). Method: the retrial per-server
@@ -213,8 +226,16 @@ has the sign of $B_{ret} - B_{pod}$; Taylor models of $\Psi$ on dyadic cells, el
 load and an exact Taylor model in $1/a$ at large load cover $(0, \infty)$."""),
     ("code", r"""from symloss.meanfield.certified import format_threshold, threshold_report
 
-CERT_C = [2, 3] if SMALL else list(range(1, 21))
-CERT_PAIRS = [(2, 3)] if SMALL else [(d, dt) for d in range(2, 6) for dt in range(d + 1, 7)]
+# one threshold PROVED: the certificate of certified_threshold re-checked by verify_comparison
+cert = symloss.certified_threshold(3, 2, 3, dps=30)
+symloss.verify_comparison(cert.certificate, symloss.RetrialOfD(3, 3), symloss.PowerOfD(3, 2))   # raises if it fails
+(c3,) = cert.crossings
+with mpmath.workdps(40):                     # the interval ends carry 30 digits: read them at 40
+    lo3, hi3 = mpmath.nstr(mpmath.mpf(c3.rho_lo), 25), mpmath.nstr(mpmath.mpf(c3.rho_hi), 25)
+print(f"PROVED (certificate re-checked): retrial-of-3 blocks less than power-of-2 at C = 3 exactly above the one "
+      f"crossing, which lies in [{lo3}, {hi3}]")
+
+# the certified table (the stored run: C <= 5 and two pairs; SYMLOSS_NOTEBOOK_SIZE=paper: C <= 20, every pair)
 t0 = time.perf_counter()
 crows = []
 for C in CERT_C:
@@ -225,8 +246,8 @@ for C in CERT_C:
         crows.append({"C": C, "d": d, "dt": dt, "threshold": mid, "crossings": rep["crossings"],
                       "interval": thr, "claim": rep["claim"]})
 certified = pd.DataFrame(crows)
-print(f"{len(crows)} certified thresholds in {time.perf_counter() - t0:.1f} s; largest crossing count "
-      f"{certified.crossings.max()}")
+print(f"{len(crows)} certified thresholds (midpoints of their intervals, 0 = better at every load) in "
+      f"{time.perf_counter() - t0:.1f} s; largest crossing count {certified.crossings.max()}")
 print(format_threshold(threshold_report(3, 2, 3, dps=30)))
 certified.pivot_table(index="C", columns=["d", "dt"], values="threshold")"""),
     ("code", r"""# the scan of section 5 and the certified intervals agree wherever both were computed

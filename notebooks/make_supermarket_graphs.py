@@ -1,6 +1,9 @@
-"""Generator of notebooks/supermarket_graphs.ipynb (written without outputs).
+"""Generator of the cells of notebooks/supermarket_graphs.ipynb.
 
-Run:  python notebooks/make_supermarket_graphs.py notebooks/supermarket_graphs.ipynb
+Run ``python notebooks/build.py supermarket_graphs`` to regenerate the notebook from this file and store it
+executed (``python notebooks/make_supermarket_graphs.py notebooks/supermarket_graphs.ipynb`` writes it without
+outputs). Sizes: the stored run (N up to 16000, degrees up to 10), ``SYMLOSS_NOTEBOOK_SIZE=paper`` (N up to
+64000, degrees up to 40 on 10^5 vertices), ``SYMLOSS_NOTEBOOK_SMALL=1`` (the test suite).
 """
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -21,15 +24,14 @@ the limit is different; the pair approximation of N. Gast (2015) tracks it.
 
 Everything here uses the public API: `symloss.Supermarket`, `make_graph`, `simulate_supermarket`,
 `ode_distance`, `pair_approximation`, and `symloss.plot` for the figures, which are saved (PDF and PNG,
-with their provenance in the metadata) to `docs/figures/` in a full run and to a temporary directory in
-the small run (`SYMLOSS_FIGURE_DIR` overrides both)."""),
+with their provenance in the metadata) to `symloss.plot.figure_dir()` (`$SYMLOSS_FIGURE_DIR`, else
+`./symloss-figures`). The stored run uses $N \le 16000$ and degrees up to 10 on $2\cdot 10^4$ vertices;
+`SYMLOSS_NOTEBOOK_SIZE=paper` runs the study of the paper-size figures ($N \le 64000$, degrees up to 40 on
+$10^5$ vertices)."""),
 ("code", r"""import math
 import os
 import time
 import warnings
-
-import tempfile
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -37,19 +39,22 @@ import numpy as np
 import symloss
 from symloss import plot
 
-SMALL = os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1"
+# sizes: the stored run; SYMLOSS_NOTEBOOK_SIZE=paper (the study); SYMLOSS_NOTEBOOK_SMALL=1 (the test suite)
+SIZE = "small" if os.environ.get("SYMLOSS_NOTEBOOK_SMALL") == "1" else os.environ.get("SYMLOSS_NOTEBOOK_SIZE", "docs")
+SMALL, PAPER = SIZE == "small", SIZE == "paper"
 LAM, D = 0.7, 2
-if SMALL:                       # quick run for the test suite
+if SMALL:
     NS, T, RUNS = [500, 2000, 8000], 6.0, 2
     DEGREES, N_DEG, T_END = [2, 3, 6], 3000, 40.0
-else:                           # the study
+elif PAPER:
     NS, T, RUNS = [1000, 4000, 16000, 64000], 10.0, 4
     DEGREES, N_DEG, T_END = [2, 3, 4, 6, 10, 20, 40], 100000, 200.0
+else:
+    NS, T, RUNS = [1000, 4000, 16000], 10.0, 3
+    DEGREES, N_DEG, T_END = [2, 3, 4, 6, 10], 20000, 100.0
 warnings.simplefilter("ignore", UserWarning)   # sparse G(N, c/N) has a few isolated vertices
-FIG_DIR = Path(os.environ.get("SYMLOSS_FIGURE_DIR") or (tempfile.mkdtemp(prefix="symloss-figures-") if SMALL
-                                                         else "../docs/figures"))
-FIG_DIR.mkdir(parents=True, exist_ok=True)
-print("small run" if SMALL else "full run", "- figures go to", FIG_DIR)"""),
+FIG_DIR = plot.figure_dir()            # $SYMLOSS_FIGURE_DIR, else ./symloss-figures
+print(f"{SIZE} run - figures go to {FIG_DIR}")"""),
 ("md", r"""## 1. Mean field: symbolic ODE, fixed point, any precision"""),
 ("code", r"""mf = symloss.Supermarket(D, LAM)
 print(mf, "\n", mf.symbolic_check())

@@ -116,7 +116,7 @@ def _read_store(store: str, func: str) -> dict:
 
 
 def run_claims_store(claims: list, *, workers: int | None = None, scheduler=None, store: str = DEFAULT_STORE,
-                     progress: bool = True, resume: bool = True) -> tuple[list, object]:
+                     progress: bool | str = True, resume: bool = True) -> tuple[list, object]:
     """Run ``claims`` through :func:`symloss.sweep` into ``store`` (see the module docstring).
 
     Parameters
@@ -129,8 +129,9 @@ def run_claims_store(claims: list, *, workers: int | None = None, scheduler=None
         Address of a Dask scheduler (``tcp://host:8786``); then the claims run on that cluster.
     store : str, optional
         The SQLite store of finished certificates.
-    progress : bool, optional
-        Show the sweep's progress bar.
+    progress : bool or str, optional
+        Show the sweep's progress (:func:`symloss.sweep`; a string is the label, default
+        ``"verify claims"``).
     resume : bool, optional
         Take the claims already in the store from it instead of recomputing them.
 
@@ -156,7 +157,8 @@ def run_claims_store(claims: list, *, workers: int | None = None, scheduler=None
     points = [{"claim": c.id, "statement": _statement_hash(c), "code": code} for c in ordered]
     func = _func_name()
     summary = sweep("proofs_check.parallel:claim_point", points, store=str(store), executor=executor,
-                    scheduler=scheduler, workers=workers, progress=progress, resume=resume, name=func)
+                    scheduler=scheduler, workers=workers, progress="verify claims" if progress is True else progress,
+                    resume=resume, name=func)
     got = _read_store(str(store), func)
     records = []
     for c in claims:

@@ -48,6 +48,10 @@ _EXPORTS = {
     "FixedPointResult": ".meanfield",
     "crossing_loads": ".meanfield",
     "threshold_load": ".meanfield",
+    "ThresholdLoad": ".meanfield.compare",
+    "evaluate": ".meanfield.evaluate",
+    "Evaluation": ".meanfield.evaluate",
+    "set_provenance_source": ".core.provenance",
     "CrossingResult": ".meanfield",
     "OdeResult": ".meanfield",
     "blocking_series": ".meanfield",
@@ -58,6 +62,11 @@ _EXPORTS = {
     "verify_comparison": ".meanfield.certified",
     "certified_threshold": ".meanfield.certified",
     "CertifiedComparison": ".meanfield.certified",
+    # the threshold's law for large C (issue 25)
+    "threshold_law": ".meanfield.threshold_law",
+    "threshold_asymptotic": ".meanfield.threshold_law",
+    "threshold_constants": ".meanfield.threshold_law",
+    "ThresholdLaw": ".meanfield.threshold_law",
     # two M/M/N/N queues under JSQ (Yao, Knessl, "On the Shortest Queue Version of the Erlang Loss
     # Model", 2008)
     "TwoQueueJSQ": ".twoqueue",
@@ -84,6 +93,9 @@ _EXPORTS = {
     "certified_finite_n_threshold": ".finite_n",
     "BlockingRationalFunction": ".finite_n",
     "CertifiedFiniteNThreshold": ".finite_n",
+    "certified_refined_V": ".finite_n",
+    "verify_refined_V": ".finite_n",
+    "CertifiedRefinedV": ".finite_n",
     "FiniteNChain": ".finite_n",
     "FiniteNModelError": ".finite_n",
     # supermarket model on graphs (Budhiraja, Mukherjee, Wu, "Supermarket model on graphs", 2019)

@@ -4,7 +4,7 @@ import importlib
 
 import pytest
 
-MODULES = ["symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanfield.compare",
+MODULES = ["symloss.meanfield.threshold_law", "symloss.finite_n.refined_certified", "symloss.erlang.erlang_b", "symloss.meanfield.models", "symloss.meanfield.compare",
            "symloss.core.precision", "symloss.meanfield.series", "symloss.supermarket.meanfield",
            "symloss.supermarket.graphs", "symloss.supermarket.simulate", "symloss.supermarket.distance",
            "symloss.supermarket.pair", "symloss.finite_n.simulate", "symloss.finite_n.exact",

@@ -64,8 +64,8 @@ SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; pape
 
 #: The seed-000 registry at scale (issue 25): every ``C <= REGISTRY_C_MAX`` and ``d < dt <= REGISTRY_D_MAX``.
 #: The default ``symloss verify`` run covers ``C <= DEFAULT_C_MAX`` with every ``d`` and, at the loads of
-#: :data:`SCALE_SAMPLE_C`, the sample of ``d`` in :data:`SCALE_SAMPLE_D` (pairs :data:`SCALE_SAMPLE_PAIRS`);
-#: the rest, and the comparisons at :data:`LARGE_C`, are scope ``"full"`` (``symloss verify --scope full``).
+#: ``SCALE_SAMPLE_C``, the sample of ``d`` in ``SCALE_SAMPLE_D`` (pairs ``SCALE_SAMPLE_PAIRS``);
+#: the rest, and the comparisons at ``LARGE_C``, are scope ``"full"`` (``symloss verify --scope full``).
 REGISTRY_C_MAX = 100
 REGISTRY_D_MAX = 10
 DEFAULT_C_MAX = 20
@@ -89,7 +89,7 @@ def scope_of(C: int, ds: tuple) -> str:
     Returns
     -------
     str
-        ``"default"`` for ``C <= DEFAULT_C_MAX``, and for ``C`` in :data:`SCALE_SAMPLE_C` with ``ds`` in
+        ``"default"`` for ``C <= DEFAULT_C_MAX``, and for ``C`` in ``SCALE_SAMPLE_C`` with ``ds`` in
         the sample; ``"full"`` otherwise.
 
     Examples

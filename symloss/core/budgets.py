@@ -1,7 +1,9 @@
 r"""Sizes, budgets and deadlines, checked *before* work starts (:func:`check_budget`,
 :func:`check_max_seconds`, :func:`check_max_bytes`, :func:`check_output_path`, :class:`Deadline`):
 the error (:class:`BudgetError`, a ``ValueError``; :class:`TimeLimitExceeded`) names the argument, the
-estimate and the limit.
+estimate and the limit. A deadline that a computation cannot check itself (one long SymPy call) is
+enforced from outside by :func:`run_with_deadline`: the steps run in a worker process that is killed at
+the deadline.
 
 Split out of :mod:`symloss.core.validation` (which re-exports every name).
 """
@@ -222,3 +224,121 @@ class Deadline:
             d = f" ({detail})" if detail else ""
             raise TimeLimitExceeded(f"{self.what} exceeded max_seconds={self.limit:g} after "
                                     f"{self.elapsed:.2f} s{d}")
+
+
+# --------------------------------------------------------------------------------------------------
+# a deadline enforced from outside: steps in a worker process, killed at the deadline
+# --------------------------------------------------------------------------------------------------
+
+def _worker_main(steps, conn) -> None:
+    """The worker of :func:`run_with_deadline`: run the steps in order, send each result (or the
+    exception) back through ``conn``; stop at the first error."""
+    for label, fn, args in steps:
+        try:
+            value = fn(*args)
+        except BaseException as exc:  # noqa: BLE001 - sent to the parent, which raises it
+            try:
+                conn.send(("error", exc))
+            except Exception:  # noqa: BLE001 - an exception that does not pickle
+                conn.send(("error", RuntimeError(f"{label}: {type(exc).__name__}: {exc}")))
+            return
+        try:
+            conn.send(("ok", value))
+        except Exception as exc:  # noqa: BLE001
+            conn.send(("error", RuntimeError(f"{label}: the result cannot be sent back ({type(exc).__name__}: "
+                                             f"{exc})")))
+            return
+
+
+def _context():
+    import multiprocessing
+    import threading
+    # fork: the worker starts at once with everything this process has computed (no re-import, no
+    # pickling of the inputs); spawn where fork is unavailable or unsafe (other threads running)
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def run_with_deadline(steps, max_seconds, *, what: str = "computation", name: str = "max_seconds"):
+    """Run ``steps`` one after the other in a worker process and yield their results as they finish;
+    at the deadline the worker is killed and :class:`TimeLimitExceeded` is raised, so a step that never
+    reaches a checkpoint (one long SymPy call) cannot overrun the budget.
+
+    Parameters
+    ----------
+    steps : sequence of (str, callable, tuple)
+        ``(label, func, args)``: ``func(*args)`` is computed in the worker (with ``fork`` the
+        arguments are inherited, otherwise they and ``func`` must pickle); its result must pickle.
+    max_seconds : None or number
+        Wall-clock budget of all the steps together, from the call (``None``: no limit, the steps
+        still run in the worker).
+    what : str, optional
+        What is computed, for the message.
+    name : str, optional
+        The argument (or option) that sets the budget, for the message.
+
+    Yields
+    ------
+    (str, object)
+        ``(label, result)`` of each step, in order, as soon as it is done.
+
+    Raises
+    ------
+    TimeLimitExceeded
+        When the budget has passed; the message names the step that was running and the time.
+    Exception
+        The exception a step raised (re-raised here), or ``RuntimeError`` when the worker died.
+
+    Examples
+    --------
+    >>> list(run_with_deadline([("sum", sum, ([1, 2, 3],))], 30))
+    [('sum', 6)]
+    """
+    limit = check_max_seconds(max_seconds, name)
+    steps = list(steps)
+    for item in steps:
+        if not (isinstance(item, tuple) and len(item) == 3 and callable(item[1])):
+            raise TypeError(f"steps must be (label, callable, args) triples, got {item!r}")
+    import sys
+    for fh in (sys.stdout, sys.stderr):     # nothing buffered is written twice by the worker
+        try:
+            fh.flush()
+        except (OSError, ValueError, AttributeError):  # pragma: no cover
+            pass
+    ctx = _context()
+    receiver, sender = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_worker_main, args=(steps, sender), daemon=True, name="symloss-deadline-worker")
+    t0 = time.perf_counter()
+    proc.start()
+    sender.close()
+    try:
+        for label, _, _ in steps:
+            while True:
+                left = None if limit is None else limit - (time.perf_counter() - t0)
+                if left is not None and left <= 0:
+                    raise TimeLimitExceeded(f"{what}: {label} did not finish within {name}={limit:g} "
+                                            f"(stopped after {time.perf_counter() - t0:.1f} s)")
+                if receiver.poll(0.25 if left is None else min(left, 0.25)):
+                    break
+                if not proc.is_alive() and not receiver.poll(0):
+                    raise RuntimeError(f"{what}: the worker process computing {label} died "
+                                       f"(exit code {proc.exitcode}; out of memory?)")
+            try:
+                kind, payload = receiver.recv()
+            except EOFError:
+                raise RuntimeError(f"{what}: the worker process computing {label} died "
+                                   f"(exit code {proc.exitcode})") from None
+            if kind == "error":
+                raise payload
+            yield label, payload
+    finally:
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(1.0)
+            if proc.is_alive():  # pragma: no cover - a worker ignoring SIGTERM
+                proc.kill()
+                proc.join(1.0)
+        else:
+            proc.join(0.1)
+        receiver.close()

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import math
+
 import mpmath
 import numpy as np
 from flint import arb
@@ -50,18 +52,38 @@ def outward_decimal_strings(lo, hi, digits: int) -> list:
     >>> import mpmath
     >>> outward_decimal_strings(mpmath.mpf(1) / 3, mpmath.mpf(1) / 3, 5)
     ['0.33333', '0.33334']
+    >>> with mpmath.workdps(40):
+    ...     third = mpmath.mpf(1) / 3
+    >>> outward_decimal_strings(third, third, 25)                        # every bit of the mpf is used
+    ['0.3333333333333333333333333', '0.3333333333333333333333334']
+    >>> outward_decimal_strings(mpmath.mpf("-1.5e-2286906"), mpmath.mpf("1e-2286906"), 3)
+    ['-1.5E-2286906', '1E-2286906']
     """
     import decimal
 
     def one(x, rounding):
         if not mpmath.isfinite(x):
             return mpmath.nstr(x, digits)
-        sign, man, exp, _bc = mpmath.mpf(x)._mpf_
-        num, den = (man << exp, 1) if exp >= 0 else (man, 1 << -exp)
-        with decimal.localcontext() as ctx:
-            ctx.prec, ctx.rounding = max(1, int(digits)), rounding
-            v = (decimal.Decimal(-num if sign else num) / decimal.Decimal(den)).normalize()
-            return format(v, "f") if abs(v.adjusted()) < 12 else str(v)
+        # the exact binary value of x (an mpf keeps every bit it has, whatever the ambient precision)
+        sign, man, exp, bc = (x if isinstance(x, mpmath.mpf) else mpmath.mpf(x))._mpf_
+        if man == 0:
+            return "0"
+        d = max(1, int(digits))
+        up = (rounding == decimal.ROUND_CEILING) != bool(sign)          # round |x| up?
+        shift = math.floor((exp + bc - 1) * math.log10(2)) - d + 1      # |x| / 10^shift has about d digits
+        while True:
+            num = man * (1 << max(exp, 0)) * 10 ** max(-shift, 0)
+            den = (1 << max(-exp, 0)) * 10 ** max(shift, 0)
+            q, r = divmod(num, den)
+            if q >= 10 ** d:                                            # the estimate was one digit short
+                shift += 1
+                continue
+            if up and r:
+                q += 1
+            break
+        ctx = decimal.Context(prec=d + 2, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+        v = decimal.Decimal(-q if sign else q).scaleb(shift, context=ctx).normalize(context=ctx)
+        return format(v, "f") if abs(v.adjusted()) < 12 else str(v)
     return [one(lo, decimal.ROUND_FLOOR), one(hi, decimal.ROUND_CEILING)]
 
 

@@ -6,7 +6,8 @@ ambient ``mpmath.mp``), ``to_latex()`` (a ``booktabs`` table that compiles), ``t
 and ``_repr_html_`` / ``_repr_latex_`` for notebooks. A class keeps any of these it defines itself.
 
 :class:`ResultTable` is a table of rows (e.g. :func:`symloss.sweeps.tables.threshold_table`) with the same
-methods plus ``to_csv`` (provenance as ``#`` comment lines) and ``to_json``.
+methods plus ``to_csv`` (a plain CSV file, the provenance in a sidecar ``<name>.csv.provenance.json``)
+and ``to_json``.
 
 The pieces they are built from live in modules of their own, all re-exported here:
 :mod:`~symloss.core.result_data` (plain data and text of values), :mod:`~symloss.core.paper_numbers`
@@ -48,7 +49,7 @@ from .paper_numbers import (  # noqa: F401 - re-exported
     round_significant,
     status_label,
 )
-from .provenance import provenance_lines
+from .provenance import write_csv
 from .result_data import (  # noqa: F401 - re-exported
     _MAX_FRAME_LIST,
     _MAX_LIST,
@@ -189,8 +190,8 @@ class ResultTable(ResultMixin):
     """A table of results: ``columns`` (names, in order) and ``rows`` (dicts), with metadata.
 
     ``meta`` holds what applies to every row (``dps``, a ``definition``, ``provenance``). ``str()`` is
-    an aligned text table; ``to_latex()`` a ``booktabs`` table; ``to_csv()`` writes provenance as
-    ``#`` lines (read with ``pandas.read_csv(path, comment="#")``); ``to_frame()`` a DataFrame.
+    an aligned text table; ``to_latex()`` a ``booktabs`` table; ``to_csv()`` a plain CSV file (read with
+    ``pandas.read_csv(path)``) and its provenance sidecar; ``to_frame()`` a DataFrame.
 
     Parameters
     ----------
@@ -391,30 +392,44 @@ class ResultTable(ResultMixin):
         import pandas as pd
         return pd.DataFrame([{c: r.get(c) for c in self.columns} for r in self.rows_], columns=self.columns)
 
-    def to_csv(self, path, *, provenance: dict | None = None) -> None:
-        """Write the rows as CSV; ``provenance`` (default ``meta["provenance"]``) as leading ``#`` lines.
+    def to_csv(self, path, *, provenance: dict | None = None):
+        """Write the rows as a plain CSV file and the provenance to its sidecar ``<path>.provenance.json``.
+
+        The CSV is one header line and the rows (``pandas.read_csv(path)`` reads it as is); the sidecar
+        (:func:`symloss.core.provenance.write_csv`) holds the provenance and the table's ``status`` and
+        ``notes`` (e.g. what a 0 threshold means); read it with
+        :func:`symloss.core.provenance.read_csv_provenance`.
 
         Parameters
         ----------
-        path : str or pathlib.Path
-            The file.
+        path : str, pathlib.Path or text stream
+            The file (a stream receives the CSV only).
         provenance : dict, optional
-            Written as ``#`` comment lines (read back with ``pandas.read_csv(path, comment="#")``).
-        """
-        import csv
+            The provenance record (default ``meta["provenance"]``, else a new record).
 
+        Returns
+        -------
+        pathlib.Path or None
+            The sidecar written (None for a stream).
+
+        Examples
+        --------
+        >>> import os, tempfile, pandas as pd
+        >>> t = ResultTable(["C", "threshold"], [{"C": 2, "threshold": 0}, {"C": 3, "threshold": 0.9496}],
+        ...                 meta={"status": "EVIDENCE"})
+        >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+        >>> t.to_csv(path).name
+        't.csv.provenance.json'
+        >>> pd.read_csv(path).shape
+        (2, 2)
+        """
         prov = provenance if provenance is not None else self.meta.get("provenance")
-        with open(path, "w", newline="", encoding="utf-8") as fh:
-            if prov:
-                for line in provenance_lines(prov):
-                    fh.write(line + "\n")
-            extra = {k: self.meta[k] for k in ("status", "notes") if self.meta.get(k)}
-            for line in provenance_lines(extra):
-                fh.write(line + "\n")
-            w = csv.DictWriter(fh, fieldnames=self.columns, extrasaction="ignore")
-            w.writeheader()
-            for r in self.rows_:
-                w.writerow({c: ("" if r.get(c) is None else _csv_value(self._p(r.get(c)))) for c in self.columns})
+        meta = {k: _plain(self.meta[k]) for k in ("status", "notes") if self.meta.get(k)}
+        if self.title:
+            meta["title"] = self.title
+        rows = [{c: (None if r.get(c) is None else _csv_value(self._p(r.get(c)))) for c in self.columns}
+                for r in self.rows_]
+        return write_csv(rows, path, prov, columns=self.columns, meta=meta)
 
     def to_json(self, path=None, *, indent: int = 2) -> str:
         """The table (and ``meta``) as JSON text; written to ``path`` when given.

@@ -186,6 +186,13 @@ def certified_refined_V(model, rho, *, prec: int = 192, digits: int = 30) -> Cer
         If no Krawczyk box is found, the reduced Jacobian is not proved Hurwitz, or the bracket does
         not reach ``digits`` digits at ``8 * prec`` bits.
 
+    References
+    ----------
+    .. [1] N. Gast, B. Van Houdt, "A refined mean field approximation", Proceedings of the ACM on
+       Measurement and Analysis of Computing Systems 1(2), article 33 (2017).
+    .. [2] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
+       Acta Numerica 19 (2010) 287-449 (enclosures of linear systems and eigenvalues).
+
     Examples
     --------
     >>> from symloss import PowerOfD
@@ -259,6 +266,13 @@ def verify_refined_V(certificate: dict, model) -> tuple:
     ValueError
         On any mismatch: another definition (fingerprint), a box that fails the Krawczyk test, a
         Jacobian not proved Hurwitz, or a stored bracket that does not enclose the recomputed ``V``.
+
+    References
+    ----------
+    .. [3] N. Gast, B. Van Houdt, "A refined mean field approximation", Proceedings of the ACM on
+       Measurement and Analysis of Computing Systems 1(2), article 33 (2017).
+    .. [4] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
+       Acta Numerica 19 (2010) 287-449 (enclosures of linear systems and eigenvalues).
 
     Examples
     --------

@@ -245,7 +245,7 @@ def _first_order_arb(T, x_mp, rho_mp, prec):
     ball arithmetic, corrections by the float64 Bartels-Stewart solver; refused when the entries leave
     the float64 range), ``a_1`` by ``arb_mat.solve``. Returns the
     midpoint as an mpf (the certified enclosure is :func:`symloss.finite_n.refined_certified.certified_refined_V`)."""
-    from flint import arb_mat
+    from flint import arb, arb_mat
     with flint_prec(prec):
         grp, Ar, Qr, P, L = _first_order_pieces(T, [to_arb(v) for v in x_mp], to_arb(rho_mp))
         r = Ar.nrows()
@@ -258,7 +258,10 @@ def _first_order_arb(T, x_mp, rho_mp, prec):
         if W is not None:
             S1 = P * W * P.transpose()
             V, _a1 = _first_order_V(T, grp, S1, Ar, P, L)
-            return arb_to_mpf(V)
+            # the ball solve keeps every digit it can prove; where the system is ill-conditioned its ball
+            # is wide, and the refinement below gives the better midpoint
+            if V.is_finite() and (V.rad() == 0 or (V.mid() != 0 and V.rad() < abs(V.mid()) * arb(2) ** (30 - prec))):
+                return arb_to_mpf(V)
         entries = [Qr[i, j] for i in range(r) for j in range(r)] + [Ar[i, j] for i in range(r) for j in range(r)]
         if any(e != 0 and not (1e-290 < abs(float(e.mid())) < 1e290) for e in entries):
             raise PrecisionError("refined_mean_field: the Lyapunov equation's entries are outside the float64 "

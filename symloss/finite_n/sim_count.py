@@ -40,7 +40,49 @@ def _occupancy_from_counts(chain, mean_counts):
     return mean_counts / N
 
 
-def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial):
+#: The warm-up of a replication runs in this many pieces (each a call of the kernel), so that progress
+#: is reported during it too; the measured events run one batch (of ``N_BATCHES``) per call.
+WARMUP_PIECES = 4
+
+
+def _run_in_chunks(mod, s, rho_f, N, events, w, st, b_time, b_bsum, b_area, b_ev, err, advance):
+    """Run the kernel ``mod.run`` over ``w`` warm-up and ``events`` measured events in pieces, calling
+    ``advance(k)`` after each piece of ``k`` events.
+
+    Bit-identical to one call ``mod.run(s, ..., events, w, ...)``: the kernel's whole state between
+    events is the counts ``s`` and the generator state ``st`` (both carried in place from call to call);
+    its accumulators restart at each batch boundary, and the pieces end exactly at those boundaries
+    (batch ``i`` covers the measured events ``[i*events//nb, (i+1)*events//nb)``, one call per batch,
+    as the kernel numbers them). The warm-up pieces accumulate nothing (``events=0``). The event index
+    of an error (``err[2]``) is made global again.
+    """
+    nb = b_time.shape[0]
+    scratch_t, scratch_b = np.zeros(1), np.zeros(1)
+    scratch_area, scratch_ev = np.zeros((1, b_area.shape[1])), np.zeros(1, np.int64)
+    piece = max(1, -(-w // WARMUP_PIECES))
+    done = 0
+    while done < w:
+        k = min(piece, w - done)
+        mod.run(s, rho_f, float(N), N, 0, k, st, scratch_t, scratch_b, scratch_area, scratch_ev, err)
+        if err[0]:
+            err[2] += done
+            return
+        done += k
+        advance(k)
+    for i in range(nb):
+        lo, hi = (i * events) // nb, ((i + 1) * events) // nb
+        mod.run(s, rho_f, float(N), N, hi - lo, 0, st, b_time[i:i + 1], b_bsum[i:i + 1], b_area[i:i + 1],
+                b_ev[i:i + 1], err)
+        if err[0]:
+            err[2] += w + lo
+            return
+        advance(hi - lo)
+
+
+def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial, progress=None):
+    """The count-level run of :func:`symloss.simulate` (see there); ``progress(done, total)`` is called
+    with the simulated events (warm-up included) after each piece when given, and the kernel then runs
+    in pieces (:func:`_run_in_chunks`, bit-identical to one call)."""
     chain = finite_n_chain(model, N, sampling)
     if chain.state_kind == "occupancy":
         bad = np.nonzero(chain.jumps.sum(axis=1) != 0)[0]
@@ -62,6 +104,8 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
     batches = []
     wall = 0.0
     warm_used = None
+    done_events = 0
+    planned = []            # warm-up + events of each replication started so far
     for r, rep_ss in enumerate(spawn(ss, replications)):
         init_ss, kern_ss = spawn(rep_ss, 2)
         s = (initial.copy() if initial is not None else _initial_counts(chain, np.random.default_rng(init_ss), rho_f))
@@ -84,7 +128,17 @@ def _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling,
         b_ev = np.zeros(nb, np.int64)
         err = np.zeros(3, np.int64)
         t0 = time.perf_counter()
-        mod.run(s, rho_f, float(N), N, events, w, st, b_time, b_bsum, b_area, b_ev, err)
+        if progress is None:
+            mod.run(s, rho_f, float(N), N, events, w, st, b_time, b_bsum, b_area, b_ev, err)
+        else:
+            planned.append(w + events)
+            total = sum(planned) + (replications - r - 1) * (warm_used + events)
+
+            def advance(k, total=total):
+                nonlocal done_events
+                done_events += k
+                progress(done_events, total)
+            _run_in_chunks(mod, s, rho_f, N, events, w, st, b_time, b_bsum, b_area, b_ev, err, advance)
         wall += time.perf_counter() - t0
         if err[0]:
             j = int(err[1])

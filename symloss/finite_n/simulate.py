@@ -118,7 +118,8 @@ def _parse_call(model, N, C, rho, d, sampling):
 
 
 def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, replications=1, seed=None,
-             sampling="with_replacement", kernel="auto", initial=None, policy=None) -> SimulationResult:
+             sampling="with_replacement", kernel="auto", initial=None, policy=None,
+             progress=None) -> SimulationResult:
     r"""Simulate the ``N``-server system of any model and estimate its blocking.
 
     Call forms: ``simulate(model, N=..., rho=..., events=...)`` for any
@@ -160,6 +161,13 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
         the fast path does not apply; ``"count"`` always runs the generated kernel.
     initial : sequence of int, optional
         Initial counts of a custom model's count-level run (default: ``N`` times its initial state).
+    progress : callable, optional
+        Called as ``progress(done, total)`` with the events simulated so far and the events of the
+        whole call, warm-up included (``total`` is exact once the last replication has started: a
+        default warm-up depends on each replication's initial state). The count-level kernel then
+        runs in pieces (each warm-up in four, the measured events one batch at a time), with results
+        bit-identical to a run without ``progress``; the server-level kernel runs in ranges of 2^21
+        events (resumable: every piece of its state is carried between calls, so again bit-identical).
 
     Returns
     -------
@@ -229,6 +237,8 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
         model = policy
     if model is None:
         raise TypeError("simulate() needs a model or a policy name")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable progress(done, total) or None, got {progress!r}")
     check_choice(kernel, "kernel", KERNELS)
     check_choice(sampling, "sampling", SAMPLINGS)
     model, N, rho_f, sampling = _parse_call(model, N, C, rho, d, sampling)
@@ -242,7 +252,7 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
         raise ValueError(f"kernel='server': the server-level kernel does not simulate {model!r} "
                          "(not a shipped policy, or its definition was edited); use kernel='auto' or 'count'")
     if fast is not None:
-        return _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling)
-    return _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial)
+        return _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sampling, progress)
+    return _simulate_count(model, N, rho_f, events, warmup, replications, ss, sampling, initial, progress)
 
 

@@ -5,7 +5,8 @@ For two models ``a`` and ``b`` (any :class:`~symloss.MeanFieldModel`, shipped or
 
 * :func:`crossing_loads` finds every load in a range where :math:`D = 0`;
 * :func:`threshold_load` is the load above which ``a`` blocks strictly less than ``b`` at every
-  larger load (0 when that holds for every load);
+  larger load (0 when that holds for every load), returned as a :class:`ThresholdLoad`: a number
+  (to mpmath, the computed ``mpf``) whose ``repr``/``str``/``to_latex`` say it is EVIDENCE from a float scan;
 * :func:`dominance` reports whether one model blocks no more than the other over a range.
 
 The ``(C, d, dt)`` forms of :func:`crossing_loads` and :func:`threshold_load` stay as shorthands for
@@ -70,7 +71,197 @@ from .crossing_exact import (  # noqa: F401  (re-exported)
 from .elimination import isolate_real_roots, linear_subresultant, poly_in_b
 from .series import blocking_expansion
 
-__all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult"]
+__all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult", "ThresholdLoad"]
+
+
+class ThresholdLoad(Fraction):
+    r"""A threshold load found by :func:`threshold_load`: a number that says it is EVIDENCE.
+
+    A thin number type: the exact value of the computed ``mpmath.mpf`` (a dyadic rational, so a
+    :class:`fractions.Fraction`) that also exposes ``_mpf_``, so mpmath treats it as that mpf
+    (``mpmath.nstr``, ``mpmath.log``, arithmetic with an ``mpf`` gives a plain ``mpf``), symloss's
+    argument checks accept it exactly (``model.blocking(threshold)``), ``float()`` and comparisons work,
+    and JSON/CSV writers record its digits. Its ``repr``, ``str`` and :meth:`to_latex` carry the status
+    ``EVIDENCE`` and how it was found: the largest crossing of a float64 log-grid scan of
+    ``[rho_min, rho_max]`` (each crossing bisected with certified ball signs), the search itself not a
+    proof that no crossing is missed. A threshold proved for every load is a
+    :class:`~symloss.meanfield.certified.CertifiedComparison`
+    (:func:`~symloss.meanfield.certified.certified_threshold`, re-checked by
+    :func:`~symloss.meanfield.certified.verify_comparison`): PROVED.
+
+    Parameters
+    ----------
+    value : mpmath.mpf
+        The load (its bits are kept exactly, whatever ``mpmath.mp.dps`` is).
+    method : str
+        How it was found (one sentence).
+    rho_range : (float, float)
+        The loads searched.
+    models : (str, str), optional
+        Names of the two models.
+    dps : int, optional
+        Digits it was computed to (those shown by ``repr`` and ``str``).
+
+    Attributes
+    ----------
+    status : str
+        Always ``"EVIDENCE"``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not finite.
+
+    References
+    ----------
+    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
+       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the thresholds).
+
+    Examples
+    --------
+    >>> import mpmath
+    >>> t = ThresholdLoad(mpmath.mpf("0.949635604002727"), dps=15, rho_range=(0.01, 150),
+    ...                   method="largest crossing in a float scan of [0.01, 150]")
+    >>> t
+    ThresholdLoad(0.949635604002727, EVIDENCE: largest crossing in a float scan of [0.01, 150])
+    >>> float(t), t > 0.9, mpmath.nstr(t, 6), type(t * mpmath.mpf(2)).__name__
+    (0.949635604002727, True, '0.949636', 'mpf')
+    >>> print(t.to_latex(digits=6))
+    $\rho^{*} = 0.949636$ (EVIDENCE: largest crossing in a float scan of [0.01, 150])
+    """
+
+    __slots__ = ("_mpf_", "status", "method", "rho_range", "models", "dps")
+
+    def __new__(cls, value, *, method: str, rho_range=(None, None), models=(None, None), dps: int | None = None):
+        mpf = value if isinstance(value, mpmath.mpf) else mpmath.mpf(value)
+        sign, man, exp, _bc = mpf._mpf_
+        if not man and mpf._mpf_ != mpmath.mpf(0)._mpf_:
+            raise ValueError(f"value must be a finite load, got {mpf}")
+        num = (-1) ** sign * int(man)
+        self = super().__new__(cls, num * 2 ** exp if exp >= 0 else Fraction(num, 2 ** -exp))
+        self._mpf_ = mpf._mpf_
+        self.status = "EVIDENCE"
+        self.method = str(method)
+        self.rho_range = tuple(rho_range)
+        self.models = tuple(models)
+        self.dps = None if dps is None else int(dps)
+        return self
+
+    @classmethod
+    def from_float(cls, f):          # what Fraction's comparisons with a float call: a plain Fraction
+        return Fraction.from_float(f)
+
+    @classmethod
+    def from_decimal(cls, dec):
+        return Fraction.from_decimal(dec)
+
+    def __reduce__(self):
+        return (_rebuild_threshold, (self._mpf_, self.method, self.rho_range, self.models, self.dps))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def value(self) -> mpmath.mpf:
+        """The number as a plain ``mpmath.mpf`` (all its bits, whatever ``mpmath.mp.dps`` is).
+
+        Returns
+        -------
+        mpmath.mpf
+        """
+        v = mpmath.mpf.__new__(mpmath.mpf)
+        v._mpf_ = self._mpf_
+        return v
+
+    def _digits(self, digits=None) -> str:
+        n = digits or self.dps or 15
+        return "0" if not self else mpmath.nstr(self.value(), n)
+
+    def how(self) -> str:
+        """How the value was found, with its status: ``"EVIDENCE: <method>"``.
+
+        Returns
+        -------
+        str
+        """
+        return f"{self.status}: {self.method}"
+
+    def __repr__(self) -> str:
+        return f"ThresholdLoad({self._digits()}, {self.how()})"
+
+    def __str__(self) -> str:
+        if not self:
+            return f"0 (better at every load; {self.how()})"
+        return f"{self._digits()} ({self.how()})"
+
+    def __format__(self, spec: str) -> str:
+        return format(float(self), spec) if spec else str(self)
+
+    def to_dict(self) -> mpmath.mpf:
+        """The value symloss's JSON, CSV and table writers record: the number itself (a plain ``mpf``).
+
+        Those writers (:func:`symloss.core.results.to_jsonable`) turn an object with ``to_dict()`` into
+        the JSON of what it returns; for a threshold that is its digits, so sweeps, tables and
+        ``--json`` files keep a number. The status and the method are in :meth:`record`.
+
+        Returns
+        -------
+        mpmath.mpf
+        """
+        return self.value()
+
+    def record(self) -> dict:
+        """Plain data: the value (its digits), the status, the method, the range searched, the models.
+
+        Returns
+        -------
+        dict
+        """
+        lo, hi = self.rho_range
+        return {"threshold": self._digits(), "status": self.status, "method": self.method,
+                "rho_min": lo, "rho_max": hi, "models": list(self.models), "dps": self.dps}
+
+    def to_latex(self, digits: int | None = None, *, symbol: str = r"\rho^{*}") -> str:
+        r"""The threshold for a paper: ``$\rho^{*} = ...$ (EVIDENCE: ...)``, text-mode LaTeX.
+
+        Parameters
+        ----------
+        digits : int, optional
+            Significant digits, ``1 <= digits <= 100000`` (default: the digits it was computed to).
+        symbol : str
+            The math name of the threshold.
+
+        Returns
+        -------
+        str
+
+        Raises
+        ------
+        ValueError
+            If ``digits`` is out of range.
+        """
+        from ..core.latex import escape_text
+        from ..core.paper_numbers import _check_digits, _num_math
+        digits = _check_digits(digits)
+        if not self:
+            return f"${symbol} = 0$ (better at every load; {escape_text(self.how())})"
+        num = _num_math(mpmath.nstr(self.value(), digits or self.dps or 15), digits or self.dps or 15)
+        return f"${symbol} = {num}$ ({escape_text(self.how())})"
+
+    def _repr_latex_(self) -> str:
+        return self.to_latex()
+
+
+def _rebuild_threshold(mpf_tuple, method, rho_range, models, dps):
+    v = mpmath.mpf.__new__(mpmath.mpf)
+    v._mpf_ = tuple(mpf_tuple)
+    return ThresholdLoad(v, method=method, rho_range=rho_range, models=models, dps=dps)
+
+
+#: Irreducible factors of the resultant up to this degree may use the exact gcd over Q[rho]/(q)
+#: (Euclid in K[B]; its coefficients grow fast: degree 41 did not end in minutes).
 
 def _blocking_ball(model, lo: Fraction, hi: Fraction, prec: int) -> arb:
     """Enclosure of the model's blocking for every load of [lo, hi] (parametric Krawczyk)."""
@@ -79,9 +270,6 @@ def _blocking_ball(model, lo: Fraction, hi: Fraction, prec: int) -> arb:
     except (PrecisionError, ValueError, ArithmeticError, ZeroDivisionError) as exc:
         raise _Undecided(f"no certified enclosure of the blocking of {model!r} on [{lo}, {hi}] ({exc})") from None
 
-
-#: Irreducible factors of the resultant up to this degree may use the exact gcd over Q[rho]/(q)
-#: (Euclid in K[B]; its coefficients grow fast: degree 41 did not end in minutes).
 
 def _decide_root(a, b, Pa, Pb, G, root):
     """Is the root of the resultant in ``root`` a crossing (``B_a = B_b`` there)?
@@ -478,8 +666,11 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
 
     Returns
     -------
-    mpmath.mpf
-        The threshold load, to ``dps`` digits (exactly 0 when ``a`` is lower at every load).
+    ThresholdLoad
+        The threshold load, to ``dps`` digits (exactly 0 when ``a`` is lower at every load): a
+        number (mpmath treats it as the computed ``mpf``) whose ``repr``, ``str`` and ``to_latex()``
+        say it is EVIDENCE (a float scan) and how it was found. For PROVED, use :func:`symloss.certified_threshold` and
+        :func:`symloss.verify_comparison`.
 
     Raises
     ------
@@ -503,11 +694,16 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     Examples
     --------
     >>> from symloss import threshold_load
-    >>> threshold_load(2, 2, 3, dps=10)
-    mpf('0.0')
+    >>> t = threshold_load(2, 2, 3, dps=10)
+    >>> t == 0, t.status
+    (True, 'EVIDENCE')
+    >>> print(t)
+    0 (better at every load; EVIDENCE: no crossing in a float scan of [0.01, 100], lower at its low end and by the exact small-load terms)
     >>> import mpmath
     >>> mpmath.nstr(threshold_load(3, 2, 3, dps=15), 15)
     '0.949635604002727'
+    >>> threshold_load(3, 2, 3, dps=15)
+    ThresholdLoad(0.949635604002727, EVIDENCE: largest crossing in a float scan of [0.01, 150], not proved for every load)
     """
     model_a, model_b = _keyword_shorthand(model_a, model_b, C, d, "threshold_load")
     if _is_int_like(model_a):
@@ -525,8 +721,15 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     top = _logdiff_models(a, b, rho_max, 15)
     if not top[2] < 0:
         raise ValueError(f"{a!r} does not block less than {b!r} at rho_max={rho_max}; increase rho_max")
+    names = (getattr(a, "name", None), getattr(b, "name", None))
+
+    def found(value, lo):
+        where = f"a float scan of [{lo:g}, {float(rho_max):g}]"
+        method = (f"no crossing in {where}, lower at its low end and by the exact small-load terms" if not value
+                  else f"largest crossing in {where}, not proved for every load")
+        return ThresholdLoad(value, method=method, rho_range=(lo, float(rho_max)), models=names, dps=dps)
     if res.crossings:
-        return res.crossings[-1]
+        return found(res.crossings[-1], 0.01)
     low = _logdiff_models(a, b, 0.01, 15)
     try:
         (c_a, e_a), (c_b, e_b) = _leading_term(a), _leading_term(b)
@@ -535,10 +738,10 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     except (ValueError, TypeError, NotImplementedError, PrecisionError) as exc:
         a_lower_at_0, lead = None, f"no expansion at 0 ({exc})"
     if low[2] < 0 and a_lower_at_0:
-        return mpmath.mpf(0)
+        return found(mpmath.mpf(0), 0.01)
     sub = crossing_loads(a, b, rho_min=1e-6, rho_max=0.01, dps=dps, method="adaptive")
     if sub.crossings:
-        return sub.crossings[-1]
+        return found(sub.crossings[-1], 1e-6)
     if low[2] < 0 and a_lower_at_0 is None:
         raise ValueError(f"no crossing in [1e-6, {rho_max}] and {a!r} is lower there, but the sign as rho -> 0 "
                          f"is not settled ({lead})")

@@ -8,8 +8,9 @@ drawn figure, else above the axes in rows), comes in one- and two-column widths 
 family (STIX, text and formulas alike), constrained layout with nothing clipped, ratios on log axes,
 probability axes ending at 1, fitted slopes labelled with the slope they have, thresholds marked
 PROVED (a certified object) or EVIDENCE (a number, a scan). :func:`savefig`
-writes PDF/PNG/SVG with the provenance (symloss and dependency versions, dps, seeds, command line, date)
-in the file's metadata.
+writes PDF/PNG/SVG with the provenance (symloss and dependency versions, dps, seeds, command line or
+notebook, date) in the file's metadata; a bare file name goes to the one figure directory
+:func:`figure_dir` (``$SYMLOSS_FIGURE_DIR``, else ``./symloss-figures/``).
 
 =================================  ==============================================================
 :func:`blocking_ratio`             ratio of two blockings against the load (log axes), thresholds marked
@@ -62,6 +63,7 @@ from ._style import (
     policy_label,
     savefig,
 )
+from ._save import DEFAULT_FIGURE_DIR, FIGURE_DIR_ENV, figure_dir
 from .figures import (
     blocking_curves,
     blocking_ratio,
@@ -82,4 +84,5 @@ __all__ = ["blocking_ratio", "retrial_vs_power", "blocking_curves", "jsq_heatmap
            "finite_n", "regret_decomposition", "supermarket_tails", "supermarket_distance", "mean_queue_vs_degree",
            "trajectories", "savefig", "figure_size", "new_figure", "paper_rc", "finish_figure", "fit_labels",
            "cap_probability_axis", "place_legend", "legend_overlaps_data", "legend_is_above", "policy_label",
-           "threshold_marks", "tail_slope", "WIDTHS", "FONT_FAMILY", "MATH_FONTSET"]
+           "threshold_marks", "tail_slope", "WIDTHS", "FONT_FAMILY", "MATH_FONTSET", "figure_dir", "FIGURE_DIR_ENV",
+           "DEFAULT_FIGURE_DIR"]

@@ -63,7 +63,7 @@ def threshold_marks(thresholds) -> list[tuple[float, str]]:
     :func:`~symloss.meanfield.certified.certified_comparison`: every crossing on :math:`(0, \infty)`
     in an interval of width :math:`\le 10^{-\mathrm{dps}}`, with a certificate that
     :func:`~symloss.meanfield.certified.verify_comparison` re-checks; each crossing is marked at its
-    interval's midpoint). A plain number (what :func:`symloss.threshold_load` returns, the end of a
+    interval's midpoint). A number (e.g. the :class:`~symloss.ThresholdLoad` of :func:`symloss.threshold_load`, the end of a
     float scan whose crossings are bisected with certified signs but whose search is not a proof) and
     any :class:`~symloss.CrossingResult` are ``EVIDENCE``: even the eliminant method's ``certified``
     crossings carry no stored certificate that an independent re-check verifies (use

@@ -103,6 +103,34 @@ class SweepSummary(ResultMixin):
     def to_dict(self) -> dict:
         return {**dataclasses.asdict(self), "complete": self.complete}
 
+    def replay_note(self, noun: str = "points", option: str = "--no-resume") -> str | None:
+        """The sentence a command prints when this call took results from the store instead of computing
+        them (a rerun replays; a user must not mistake 0.8 s for a recomputation).
+
+        Parameters
+        ----------
+        noun : str, optional
+            What a point is, for the sentence (``"results"``, ``"points"``).
+        option : str, optional
+            The option that recomputes them (``"--no-resume"``; ``"resume=False"`` in the API).
+
+        Returns
+        -------
+        str or None
+            ``"replayed 985 stored results from STORE (use --no-resume to recompute them)"`` (with the
+            number computed by this call when some were), or ``None`` when nothing was replayed.
+
+        Examples
+        --------
+        >>> SweepSummary("s.sqlite", "f", "serial", 3, 2, 1, 0, 0.1, 1).replay_note()
+        'replayed 2 stored points from s.sqlite, computed 1 (use --no-resume to recompute them)'
+        """
+        if not self.n_skipped:
+            return None
+        computed = f", computed {self.n_done + self.n_failed}" if self.n_done + self.n_failed else ""
+        return (f"replayed {self.n_skipped} stored {noun} from {self.store}{computed} "
+                f"(use {option} to recompute them)")
+
     def frame(self):
         """The store's rows for this function as a pandas DataFrame (see :func:`load_sweep`)."""
         return load_sweep(self.store, func=self.func)
@@ -150,8 +178,11 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
     scheduler : str, distributed.Client, cluster or None
         Dask only: a scheduler address ``"tcp://host:8786"``, a ``Client``, a cluster object, or None
         for a ``LocalCluster`` (``workers`` processes, one thread each) started and closed by the call.
-    progress : bool
-        Show a tqdm progress bar (points/s and ETA) on stderr.
+    progress : bool or str
+        Show the progress (points/s and ETA) on stderr by the one progress policy of symloss
+        (:func:`symloss.core.cli_grammar.progress_bar`: a tqdm bar on a terminal or in a notebook,
+        plain periodic lines otherwise); a string is the bar's label (default ``"sweep NAME"``, NAME
+        the function's short name).
     resume : bool
         True: skip points already ``done`` in the store, retry the ``failed`` ones. False: compute every
         point again and overwrite its row.
@@ -213,6 +244,8 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         except ImportError as exc:  # pragma: no cover - depends on the environment
             raise ImportError("executor='dask' needs the optional extra: pip install 'symloss[distributed]' "
                               "(dask and distributed)") from exc
+    if not isinstance(progress, (bool, str)):
+        raise TypeError(f"progress must be True, False or a label (str), got {type(progress).__name__} {progress!r}")
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ValueError(f"name must be a non-empty string, got {name!r}")
     check_output_path(store, "store")             # before anything is computed
@@ -245,7 +278,7 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         n_skipped = len(keys) - len(todo)
         st.start_run(executor, None if executor == "serial" else workers, len(keys), n_skipped)
         counts = {"done": 0, "failed": 0}
-        bar = _progress_bar(progress, len(todo), func_name)
+        bar = _progress_bar(progress, len(todo), _label(func, fn))
 
         def record(key, rec):
             st.write(key, rec, overwrite_done=not resume)
@@ -279,12 +312,23 @@ def sweep(func, grid, *, store="sweep.sqlite", executor: str = "processes", sche
         st.close()
 
 
-def _progress_bar(progress: bool, total: int, func_name: str):
-    if not progress:
+def _label(func, fn) -> str:
+    """The bar's default label: ``sweep threshold`` for a named function, ``sweep comb`` for a callable
+    or a ``"module:function"`` path (never the store key with its module and version)."""
+    if isinstance(func, str) and ":" not in func and "." not in func:
+        return f"sweep {func.strip()}"
+    short = getattr(fn, "__name__", None) or str(func).rsplit(":", 1)[-1]
+    return f"sweep {short}"
+
+
+def _progress_bar(progress, total: int, label: str):
+    if progress is False or progress is None:
         return None
-    from tqdm.auto import tqdm
-    label = func_name.rsplit(":", 1)[-1]
-    return tqdm(total=total, desc=f"sweep {label}", unit="pt", dynamic_ncols=True, smoothing=0.05)
+    from ..core.cli_grammar import progress_bar, progress_mode
+    if progress_mode(True) is None:         # SYMLOSS_PROGRESS=0
+        return None
+    desc = progress if isinstance(progress, str) and progress.strip() else label
+    return progress_bar(True, total=total, desc=desc, unit="pt", smoothing=0.05)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -292,7 +336,7 @@ def _progress_bar(progress: bool, total: int, func_name: str):
 # ------------------------------------------------------------------------------------------------
 
 def load_sweep(store, *, func: str | None = None, status: str | None = None, expand: bool = True,
-               numeric: bool = False):
+               numeric: bool = True):
     """Load a sweep store as a pandas DataFrame, one row per point.
 
     Parameters
@@ -309,14 +353,28 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
         ``result.<key>`` column per key of dict results (nested dicts flattened with dots); the raw JSON
         stays in ``params_json`` / ``result_json``. False: ``params`` and ``result`` hold the decoded JSON.
     numeric : bool
-        Convert result columns whose values are all numeric strings (mpf text) to float64.
+        With ``expand``: the result columns whose values are all numbers or numeric text (the decimal
+        strings an ``mpf`` is stored as) are float64, so ``df["result"].max()`` and plots work at
+        once (default). A column is left as text when a value lies beyond the float64 range (it would
+        become 0 or inf). The exact decimal text of every result stays in ``result_json``. False: the
+        values as stored (numeric text stays text).
 
     Returns
     -------
     pandas.DataFrame
-        Columns: the parameters, ``result`` (or ``result.*``), ``status``, ``error``, ``func``,
-        ``started`` / ``finished`` (UTC timestamps), ``elapsed`` (seconds), ``worker``, ``version``,
-        ``attempts``, ``run``.
+        One row per point. Columns, in order:
+
+        * the parameters, one column each (renamed ``param.<name>`` if a name clashes with a column
+          below);
+        * ``result`` (scalar and list results) and/or ``result.<key>`` (dict results, nested keys
+          joined by dots): float64 where numeric (see ``numeric``), else the decoded JSON values;
+          None for a failed point;
+        * ``func`` (the function's key), ``params_json`` (the point's canonical JSON, its key in the
+          store), ``status`` (``"done"`` / ``"failed"``), ``result_json`` (the result as stored: JSON
+          text, exact decimal strings), ``error`` (the traceback of a failed point), ``started`` /
+          ``finished`` (UTC timestamps), ``elapsed`` (seconds in the function), ``worker``
+          (``host:pid``), ``version`` (of symloss), ``attempts``, ``run`` (the id in the store's
+          ``runs`` table).
 
     Examples
     --------
@@ -326,6 +384,11 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
     >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
     >>> load_sweep(path)[["n", "k", "result", "status"]].values.tolist()
     [[4, 2, 6, 'done'], [5, 2, 10, 'done']]
+    >>> p2 = os.path.join(tempfile.mkdtemp(), "e.sqlite")
+    >>> _ = sweep("erlang", grid(C=[2], a=[1], dps=[20]), store=p2, executor="serial", progress=False)
+    >>> df = load_sweep(p2)
+    >>> df["result"].dtype, float(df["result"].iloc[0]), df["result_json"].iloc[0]      # E(2, 1) = 1/5
+    (dtype('float64'), 0.2, '"0.2"')
     """
     import pandas as pd
 

@@ -3,11 +3,13 @@
 
 One row per point (parameters as canonical JSON, result as JSON, status, error text, timings, worker,
 package version) and one row per call of :func:`~symloss.sweeps.engine.sweep` in ``runs``. SQLite in
-WAL mode, one short transaction per point. pandas is imported inside ``_maybe_numeric`` only (an
+WAL mode while a sweep writes, one short transaction per point; a closed store is a single file again
+(``close_store``: no ``-wal`` / ``-shm`` left behind). pandas is imported inside ``_maybe_numeric`` only (an
 optional dependency, not loaded by ``import symloss.sweeps``).
 """
 from __future__ import annotations
 
+import math
 import os
 import socket
 import sqlite3
@@ -115,6 +117,28 @@ def _connect(path, *, create: bool) -> sqlite3.Connection:
     return conn
 
 
+def close_store(conn: sqlite3.Connection) -> None:
+    """Close a writer's connection and leave no ``-wal`` / ``-shm`` side files: checkpoint the WAL into
+    the database (``wal_checkpoint(TRUNCATE)``) and switch the file back to ``journal_mode=DELETE``
+    (the next writer puts it in WAL mode again). When another process still has the store open the
+    switch is refused (``SQLITE_BUSY``, after 0.2 s) and the side files stay until the last
+    connection closes; that is not an error.
+
+    Parameters
+    ----------
+    conn : sqlite3.Connection
+        A connection opened by ``_connect``; it is closed.
+    """
+    try:
+        conn.execute("PRAGMA busy_timeout = 200")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode = DELETE")
+    except sqlite3.Error:   # another connection is open (a concurrent sweep or a reader): keep WAL
+        pass
+    finally:
+        conn.close()
+
+
 class _Store:
     """The client-side writer: one row per point, each written in its own transaction."""
 
@@ -155,7 +179,7 @@ class _Store:
                               (time.time(), state, n_done, n_failed, self.run_id))
 
     def close(self) -> None:
-        self.conn.close()
+        close_store(self.conn)
 
 
 def _flatten(d: dict, prefix: str = "") -> dict:
@@ -169,15 +193,47 @@ def _flatten(d: dict, prefix: str = "") -> dict:
     return out
 
 
+def _float_exactly_ranged(v) -> float | None:
+    """``float(v)`` for a number or numeric text, ``None`` when it is not numeric or lies beyond the
+    float64 range (a nonzero value that would become 0, a finite one that would become inf)."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        try:
+            return float(v)
+        except OverflowError:
+            return None
+    if not isinstance(v, str):
+        return None
+    try:
+        x = float(v)
+    except ValueError:
+        return None
+    low = v.strip().lower()
+    if math.isinf(x) and "inf" not in low:
+        return None
+    if x == 0.0 and any(c in "123456789" for c in low.split("e")[0]):
+        return None
+    return x
+
+
 def _maybe_numeric(col):
+    """``col`` as float64 when every value is a number or numeric text within the float64 range; integer
+    columns stay integer; otherwise ``col`` unchanged."""
     import pandas as pd
     vals = col.dropna()
-    if len(vals) == 0 or not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in vals):
+    if len(vals) == 0:
         return col
-    try:
-        return pd.to_numeric(col, errors="raise").astype("float64")
-    except (ValueError, TypeError):
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+        if len(vals) == len(col) and all(-2 ** 63 <= v < 2 ** 63 for v in vals):
+            return col.astype("int64")
+        return col                  # integers with gaps or beyond int64: kept exact
+    conv = [_float_exactly_ranged(v) for v in vals]
+    if any(x is None for x in conv):
         return col
+    out = pd.Series(float("nan"), index=col.index, dtype="float64")
+    out.loc[vals.index] = conv
+    return out
 
 
 def _func_key(func, conn) -> str:

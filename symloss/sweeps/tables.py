@@ -3,7 +3,6 @@ r"""Tables of results computed in this process (``symloss table``): rows over a 
 """
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Iterable
 
@@ -75,7 +74,9 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
     dps : int
         Significant digits of each threshold.
     progress : bool or callable
-        True: a tqdm bar on stderr; a callable is called as ``progress(i, n, row)`` after each row.
+        True: progress on stderr by symloss's one policy (:func:`symloss.core.cli_grammar.progress_bar`:
+        a tqdm bar on a terminal, plain periodic lines otherwise); a callable is called as
+        ``progress(i, n, row)`` after each row.
     certified : bool
         Certify each threshold (see above); adds the columns ``threshold_lo``, ``threshold_hi`` and
         ``status``.
@@ -96,12 +97,16 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
     Examples
     --------
     >>> t = threshold_table([1, 2], 2, lambda d: [d + 1], dps=10)
-    >>> [(r["C"], r["d"], r["dt"], str(r["threshold"])) for r in t.rows()]
-    [(1, 2, 3, '0.0'), (2, 2, 3, '0.0')]
+    >>> [(r["C"], r["d"], r["dt"], float(r["threshold"])) for r in t.rows()]
+    [(1, 2, 3, 0.0), (2, 2, 3, 0.0)]
+    >>> "EVIDENCE" in repr(t.rows()[0]["threshold"])          # a float scan, labelled so
+    True
     >>> "better at every load" in str(t).splitlines()[2]     # a 0 threshold is written out
     True
     """
     dps = check_dps(dps)
+    if not (isinstance(progress, bool) or callable(progress)):
+        raise TypeError(f"progress must be True, False or a callable progress(i, n, row), got {progress!r}")
     if not isinstance(certified, bool):
         raise TypeError(f"certified must be True or False, got {certified!r}")
     Cs = _ints(C, "C", 1, 1000)
@@ -116,9 +121,9 @@ def threshold_table(C, d, dt, *, dps: int = 20, progress: bool | Callable = Fals
             jobs.extend((c, dd, t) for c in Cs)
     jobs.sort()
     bar = None
-    if progress is True:
-        from tqdm import tqdm
-        bar = tqdm(total=len(jobs), desc="thresholds", unit="load", file=sys.stderr)
+    if progress is True:        # the one progress policy (a bar on a terminal, plain lines otherwise)
+        from ..core.cli_grammar import progress_bar
+        bar = progress_bar(True, total=len(jobs), desc="thresholds", unit="load")
     rows = []
     try:
         for i, (c, dd, t) in enumerate(jobs):

@@ -18,7 +18,9 @@ IGNORED = [
     (["threshold", "--C", "2", "--d", "2", "--dt", "3", "--certificate", "/tmp/x.json"], "--certificate"),
     (["table", "--C", "2", "--d", "2", "--dt", "3", "--certificates", "/tmp/xdir"], "--certificates"),
     (["derive", "--policy", "power", "--C", "2", "--d", "2", "--width", "200"], "--width"),
-    (["derive", "--policy", "power", "--C", "2", "--d", "2", "--series", "0", "--max-seconds", "5"], "--max-seconds"),
+    # --max-seconds limits the eliminations and the expansions: refused when neither runs
+    (["derive", "--policy", "power", "--C", "2", "--d", "2", "--series", "0", "--no-eliminant", "--max-seconds", "5"],
+     "--max-seconds"),
     (["derive", "--policy", "jsq", "--C", "2", "--no-eliminant"], "--no-eliminant"),
     (["derive", "--policy", "power", "--C", "2", "--d", "2", "--no-eliminant", "--max-degree", "4"], "--max-degree"),
     (["twoqueue", "--N", "4", "--rho", "4", "--dps", "40"], "--dps"),

@@ -281,7 +281,7 @@ def test_certified_threshold_table_is_proved_per_row(kinds, tmp_path):
     assert [r["status"] for r in rows] == ["PROVED", "PROVED"]
     assert t.meta["status"].startswith("PROVED")
     lo, hi = Fraction(rows[1]["threshold_lo"]), Fraction(rows[1]["threshold_hi"])
-    ref = Fraction(str(symloss.threshold_load(3, 2, 3, dps=20)))   # an independent computation
+    ref = Fraction(symloss.threshold_load(3, 2, 3, dps=20))        # an independent computation (its exact value)
     assert lo <= ref <= hi and hi - lo <= Fraction(1, 10 ** 12)
     assert "PROVED" in t.to_latex() and t.to_latex().count("PROVED") >= 3
     path = tmp_path / "c.csv"

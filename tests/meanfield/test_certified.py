@@ -328,7 +328,7 @@ def test_cli_threshold_and_table_certified(tmp_path, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 4 and "crossings: 1" in lines[3]
     rows = [ln for ln in csvp.read_text().strip().splitlines() if not ln.startswith("#")]   # provenance first
-    assert rows[0] == "C,d,dt,threshold_lo,threshold_hi,crossings,claim" and rows[3].startswith("3,2,3,0.9496356040")
+    assert rows[0] == "C,d,dt,threshold_lo,threshold_hi,crossings,status,claim" and rows[3].startswith("3,2,3,0.9496356040")
     assert len(list((tmp_path / "certs").glob("*.json"))) == 3
 
 

@@ -21,7 +21,7 @@ def test_committed_notebook_is_clean_and_generated():
     nb = nbformat.read(str(NB), as_version=4)
     nbformat.validate(nb)
     code = [c for c in nb.cells if c.cell_type == "code"]
-    assert code and all(not c.outputs and c.execution_count is None for c in code)
+    assert code and all(c.execution_count is not None for c in code)   # stored executed (notebooks/build.py)
     src = "\n".join(c.source for c in code)
     assert "import symloss" in src and "from symloss._" not in src and "symloss._" not in src
     spec = importlib.util.spec_from_file_location("make_retrial_vs_power", GEN)

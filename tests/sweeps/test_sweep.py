@@ -208,7 +208,11 @@ def test_blocking_adaptor_builds_the_policy(tmp_path, monkeypatch):
     s = sweep("blocking", g, store=store, executor="serial", progress=False, check=False)
     assert (s.n_done, s.n_failed) == (3, 2)
     df = load_sweep(store).set_index("params_json")
-    assert df.loc['{"C":2,"d":2,"dps":25,"policy":"retrial","rho":0.5}', "result"] == "0.08333333333333333333333333"
+    key = '{"C":2,"d":2,"dps":25,"policy":"retrial","rho":0.5}'
+    assert df.loc[key, "result"] == 1 / 12                        # numeric by default (float64) ...
+    assert json.loads(df.loc[key, "result_json"]) == "0.08333333333333333333333333"   # ... exact text kept
+    assert load_sweep(store, numeric=False).set_index("params_json").loc[key, "result"] == \
+        "0.08333333333333333333333333"
     assert df.loc['{"C":2,"policy":"jsq","rho":4.0}', "result"] == 0.5
     assert "needs d" in df.loc['{"C":2,"policy":"retrial","rho":1.0}', "error"]
     assert "policy must be one of" in df.loc['{"C":2,"policy":"nope","rho":1.0}', "error"]
@@ -299,7 +303,8 @@ def test_serial_sweep_stores_every_point_and_failures(tmp_path):
             assert len(r["root"].replace(".", "").lstrip("0")) <= dps
             assert abs(mpmath.mpf(r["root"]) - mpmath.sqrt(x + 2)) < mpmath.mpf(10) ** (1 - dps)
     conn = sqlite3.connect(store)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    # WAL while the sweep writes; a closed store is one file again (no -wal / -shm left behind)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     meta = conn.execute("SELECT version, worker, elapsed, started <= finished, attempts FROM points").fetchall()
     conn.close()
     import symloss
@@ -392,7 +397,8 @@ def test_sweep_argument_errors(tmp_path):
     assert not (tmp_path / "e").exists()  # nothing was created for the rejected calls
 
 
-def test_progress_bar_shows_rate_and_eta(tmp_path, capsys):
+def test_progress_bar_shows_rate_and_eta(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SYMLOSS_PROGRESS", "1")          # the tqdm bar (off a terminal: plain lines)
     sweep(square, grid(x=range(5)), store=tmp_path / "p.sqlite", executor="serial", progress=True)
     err = capsys.readouterr().err
     assert "sweep square" in err and "5/5" in err and "pt/s" in err and "<" in err  # elapsed<remaining
@@ -402,10 +408,10 @@ def test_load_sweep_frames(tmp_path):
     store = tmp_path / "f.sqlite"
     sweep(with_dataclass, grid(x=[1, 2, 3]), store=store, executor="serial", progress=False)
     sweep(mixed, grid(x=[2, 3]), store=store, executor="serial", progress=False)
-    df = load_sweep(store, func=with_dataclass)
+    df = load_sweep(store, func=with_dataclass, numeric=False)
     assert list(df["x"]) == [1, 2, 3] and list(df["result.method"]) == ["exact"] * 3
     assert df["result.value"].iloc[0].startswith("0.3333333333333333")
-    num = load_sweep(store, func=f"{FUNCS}:with_dataclass", numeric=True)
+    num = load_sweep(store, func=f"{FUNCS}:with_dataclass")        # numeric is the default
     assert num["result.value"].dtype == np.float64 and abs(num["result.value"].iloc[1] - 2 / 3) < 1e-15
     failed = load_sweep(store, status="failed")
     assert len(failed) == 1 and failed["x"].iloc[0] == 3 and "ValueError" in failed["error"].iloc[0]
@@ -677,10 +683,11 @@ def test_cli_spec_status_export(tmp_path, capsys):
     csv = tmp_path / "out.csv"
     assert main(["sweep", "--export", str(store), "--csv", str(csv)]) == 0
     import pandas as pd
-    assert csv.read_text().startswith("# symloss: ")          # provenance lines first
-    from symloss.core.provenance import read_provenance_lines
+    assert not csv.read_text().startswith("#")                 # a plain CSV; the provenance in its sidecar
+    from symloss.core.provenance import read_csv_provenance, read_provenance_lines
     assert read_provenance_lines(csv)["store"] == str(store)
-    back = pd.read_csv(csv, comment="#")
+    assert read_csv_provenance(csv)["provenance"]["store"] == str(store)
+    back = pd.read_csv(csv)
     assert len(back) == 18 and {"n", "k", "tag", "result", "status", "error", "elapsed", "version"} <= set(back)
     pytest.importorskip("pyarrow")
     pq = tmp_path / "out.parquet"

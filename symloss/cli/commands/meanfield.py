@@ -11,6 +11,7 @@ names the option, the value and the valid range. Loads are read exactly (decimal
 """
 from __future__ import annotations
 
+import sys
 import time
 
 from .._common import (
@@ -27,6 +28,7 @@ from .._common import (
     parse_load,
     parse_range,
     parse_real,
+    Stages,
     progress_bar,
     refuse_unused,
     write_json,
@@ -175,10 +177,9 @@ def _run_threshold_certified(args, C, d, dt, dps, outs) -> int:
 
 
 def _run_table_certified(args, jobs, dps, outs) -> int:
-    import csv
     import os
 
-    from ...core.provenance import provenance, provenance_lines
+    from ...core.provenance import provenance
     from ...meanfield.certified import format_threshold, threshold_report
     if args.certificates:
         os.makedirs(args.certificates, exist_ok=True)
@@ -200,21 +201,18 @@ def _run_table_certified(args, jobs, dps, outs) -> int:
     if "json" in outs:
         write_json(outs["json"], doc, provenance=provenance(dps=dps))
     if "csv" in outs:
-        import io
-        buf = io.StringIO()
-        for line in provenance_lines(provenance(dps=dps)):
-            buf.write(line + "\n")
-        w = csv.DictWriter(buf, fieldnames=["C", "d", "dt", "threshold_lo", "threshold_hi", "crossings", "claim"])
-        w.writeheader()
+        from ...core.provenance import write_csv
+        csv_rows = []
         for r in rows:
             thr = r["threshold"]
             lo, hi = (("0", "0") if thr == {"value": "0"} else (thr["rho"][0], thr["rho"][1]) if thr else ("", ""))
-            w.writerow({"C": r["C"], "d": r["d"], "dt": r["dt"], "threshold_lo": lo, "threshold_hi": hi,
-                        "crossings": r["crossings"], "claim": r["claim"] or ""})
-        if outs["csv"] == STDOUT:
-            print(buf.getvalue(), end="")
-        else:
-            write_text(outs["csv"], buf.getvalue())
+            csv_rows.append({"C": r["C"], "d": r["d"], "dt": r["dt"], "threshold_lo": lo, "threshold_hi": hi,
+                             "crossings": r["crossings"], "claim": r["claim"] or "", "status": "PROVED"
+                             if thr is not None else "UNDECIDED"})
+        write_csv(csv_rows, sys.stdout if outs["csv"] == STDOUT else outs["csv"], provenance(dps=dps),
+                  columns=["C", "d", "dt", "threshold_lo", "threshold_hi", "crossings", "status", "claim"],
+                  meta={"notes": "certified thresholds: every crossing isolated (width <= 10^-dps); a threshold "
+                                 "of 0 means retrial-of-dt blocks less at every load"})
     if STDOUT not in outs.values():
         print(f"{'C':>5} {'d':>3} {'dt':>3}  threshold (certified interval), crossings, certificate")
         for r in rows:
@@ -253,31 +251,13 @@ def _run_table(args) -> int:
         if outs["json"] == STDOUT:
             print(table.to_json())
     if "csv" in outs:
-        if outs["csv"] == STDOUT:
-            import io
-            buf = io.StringIO()
-            _csv_to(table, buf)
-            print(buf.getvalue(), end="")
-        else:
-            table.to_csv(outs["csv"])
+        table.to_csv(sys.stdout if outs["csv"] == STDOUT else outs["csv"])
     if "latex" in outs:
         body = table.to_latex(columns=["C", "d", "dt", "threshold"], headers=THRESHOLD_HEADERS)
         write_text(outs["latex"], _provenance_comment(dps) + body)
     if STDOUT not in outs.values():
         print(_text_table(table))
     return 0 if not any(r["error"] for r in rows) else 1
-
-
-def _csv_to(table, fh) -> None:
-    import csv
-
-    from ...core.provenance import provenance_lines
-    for line in provenance_lines(table.meta["provenance"]):
-        fh.write(line + "\n")
-    w = csv.DictWriter(fh, fieldnames=table.columns)
-    w.writeheader()
-    for r in table.to_dict()["rows"]:
-        w.writerow({k: "" if v is None else v for k, v in r.items()})
 
 
 def _text_table(table) -> str:
@@ -312,12 +292,82 @@ def _model_title(model, latex: bool) -> str:
             f"blocking $B = {sp.latex(model.blocking_expr())}$")
 
 
-def _derive(args) -> int:
+def _relation_in_a(model, max_degree):
+    import sympy as sp
+    return [sp.Eq(model.cubic_in_a(max_degree=max_degree).as_expr(), 0)]
+
+
+def _polynomial_in_s(model, max_degree):
+    import sympy as sp
+    return [sp.Eq(sp.factor(model.quartic(max_degree=max_degree).as_expr()), 0)]
+
+
+def _eliminant(model, max_degree):
+    import sympy as sp
+    Bsym = sp.Symbol("B", positive=True)
+    return [sp.Eq(sp.collect(model.eliminant(max_degree=max_degree).as_expr(), Bsym), 0)]
+
+
+def _expansion(model, at, n_series, max_seconds):
     import sympy as sp
 
+    from ...meanfield.series import big_int_str, blocking_series
+    with big_int_str():
+        return [sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series, max_seconds=max_seconds))]
+
+
+def _derive_steps(args, model, n_series: int, max_degree, max_seconds: float) -> list:
+    """The sections after the stationary equations: ``(plain title, LaTeX title, func, args)``; each runs
+    in the worker of :func:`symloss.core.budgets.run_with_deadline`."""
+    import sympy as sp
+    steps = []
+    if args.policy in ("retrial", "random") and model.d > 1:
+        steps.append(("relation between rho and the per-server load a (p = E(C, a), B = p^d)",
+                      r"Relation between $\rho$ and the per-server load $a$ ($p = E(C, a)$, $B = p^d$)",
+                      _relation_in_a, (model, max_degree)))
+    if args.policy == "power" and model.d > 1 and not args.no_eliminant:
+        steps.append(("polynomial in s = u_C after eliminating u_1 .. u_{C-1} (B = s^d)",
+                      r"Polynomial in $s = u_C$ after eliminating $u_1, \dots, u_{C-1}$ ($B = s^d$)",
+                      _polynomial_in_s, (model, max_degree)))
+    if args.policy != "jsq" and not args.no_eliminant:
+        steps.append(("eliminant P(rho, B) = 0 (the factor that vanishes on the physical branch)",
+                      r"Eliminant $P(\rho, B) = 0$ (the factor that vanishes on the physical branch)",
+                      _eliminant, (model, max_degree)))
+    for at in (0, sp.oo) if n_series else ():
+        where, where_tex = ("0", "0") if at == 0 else ("oo", r"\infty")
+        steps.append((f"expansion of the blocking at rho -> {where}",
+                      rf"Expansion of the blocking at $\rho \to {where_tex}$",
+                      _expansion, (model, at, n_series, max_seconds)))
+    return steps
+
+
+def _cheaper(args, C: int, n_series: int, eliminations: bool) -> str:
+    """The cheaper options of ``derive`` that exist for this command line, for a time-limit error."""
+    tips = []
+    if n_series:
+        tips.append("--series 0 (no expansions)")
+        if n_series > 1:
+            tips.append(f"--series {n_series - 1} (fewer terms)")
+    if eliminations and not args.no_eliminant:
+        tips.append("--no-eliminant (no resultants)")
+    if C > 1:
+        tips.append(f"a smaller --C (e.g. --C {max(1, C // 2)})")
+    tips.append("or a larger --max-seconds")
+    return "; cheaper: " + ", ".join(tips)
+
+
+def _print_section(title, eqs) -> None:
+    import sympy as sp
+    lines = ["", title]          # a blank line before each section, none at the end
+    for e in eqs:
+        lines.append("  " + (f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" if isinstance(e, sp.Equality) else sp.sstr(e)))
+    print("\n".join(lines), flush=True)
+
+
+def _derive(args) -> int:
+    from ...core.budgets import TimeLimitExceeded, run_with_deadline
     from ...core.latex import document, math_block
     from ...core.provenance import provenance, provenance_lines
-    from ...meanfield.series import blocking_series
     if args.C is None:
         raise CliError("--C is required (e.g. --policy power --C 2 --d 2)")
     C = parse_int(args.C, "--C", min_value=1, max_value=MAX_C)
@@ -332,8 +382,6 @@ def _derive(args) -> int:
         raise CliError("--standalone is used with --latex (a whole LaTeX document)")
     if args.latex is None:
         refuse_unused(args, [("width", "--width")], "only with --latex (the line width of the LaTeX output)")
-    if n_series == 0:
-        refuse_unused(args, [("max_seconds", "--max-seconds")], "only by the expansions (--series >= 1)")
     if args.policy == "jsq":
         refuse_unused(args, [("no_eliminant", "--no-eliminant"), ("max_degree", "--max-degree")],
                       "only by the eliminations, and --policy jsq has none")
@@ -342,33 +390,42 @@ def _derive(args) -> int:
                       f"every elimination of --policy {args.policy}" + (f" with --d {d}" if d else ""))
     outs = outputs(args, "latex", "json")
     model = make_model(args.policy, C, d)
-    Bsym = sp.Symbol("B", positive=True)
+    steps = _derive_steps(args, model, n_series, max_degree, float(max_seconds))
+    if not steps:
+        refuse_unused(args, [("max_seconds", "--max-seconds")], "only by the eliminations and the expansions "
+                      "(here --series 0" + (" and --no-eliminant" if args.no_eliminant else "") + " leave none)")
+    text = STDOUT not in outs.values()     # the text output goes to stdout, section by section
     sections = []   # (plain title, latex title, equations)
-    if args.policy == "jsq":
-        sections.append(("fluid JSQ (join the shortest queue): blocking", "Blocking of fluid JSQ",
-                         [sp.Eq(sp.Symbol("B"), model.blocking_expr())]))
-    else:
-        sections.append(("stationary equations (drift = 0, from the model's transitions)",
-                         "Stationary equations (drift $= 0$, from the model's transitions)",
-                         list(model.stationary_equations())))
-    if args.policy in ("retrial", "random") and model.d > 1:
-        sections.append(("relation between rho and the per-server load a (p = E(C, a), B = p^d)",
-                         r"Relation between $\rho$ and the per-server load $a$ ($p = E(C, a)$, $B = p^d$)",
-                         [sp.Eq(model.cubic_in_a(max_degree=max_degree).as_expr(), 0)]))
-    if args.policy == "power" and model.d > 1 and not args.no_eliminant:
-        sections.append(("polynomial in s = u_C after eliminating u_1 .. u_{C-1} (B = s^d)",
-                         r"Polynomial in $s = u_C$ after eliminating $u_1, \dots, u_{C-1}$ ($B = s^d$)",
-                         [sp.Eq(sp.factor(model.quartic(max_degree=max_degree).as_expr()), 0)]))
-    if args.policy != "jsq" and not args.no_eliminant:
-        sections.append(("eliminant P(rho, B) = 0 (the factor that vanishes on the physical branch)",
-                         r"Eliminant $P(\rho, B) = 0$ (the factor that vanishes on the physical branch)",
-                         [sp.Eq(sp.collect(model.eliminant(max_degree=max_degree).as_expr(), Bsym), 0)]))
-    for at in (0, sp.oo) if n_series else ():
-        where, where_tex = ("0", "0") if at == 0 else ("oo", r"\infty")
-        sections.append((f"expansion of the blocking at rho -> {where}",
-                         rf"Expansion of the blocking at $\rho \to {where_tex}$",
-                         [sp.Eq(sp.Symbol("B"), blocking_series(model, at, n_series,
-                                                                 max_seconds=float(max_seconds)))]))
+    with Stages(args, ["stationary equations"] + [t for t, *_ in steps], f"derive {args.policy} C={C}") as st:
+        st.start("stationary equations")
+        if args.policy == "jsq":
+            import sympy as sp
+            sections.append(("fluid JSQ (join the shortest queue): blocking", "Blocking of fluid JSQ",
+                             [sp.Eq(sp.Symbol("B"), model.blocking_expr())]))
+        else:
+            sections.append(("stationary equations (drift = 0, from the model's transitions)",
+                             "Stationary equations (drift $= 0$, from the model's transitions)",
+                             list(model.stationary_equations())))
+        st.done()
+        if text:         # the equations first, as soon as they are derived
+            print(_model_title(model, False), flush=True)
+            _print_section(sections[0][0], sections[0][2])
+        titles = {t: tt for t, tt, *_ in steps}
+        eliminations = any(fn is not _expansion for *_, fn, _a in steps)
+        try:
+            if steps:
+                st.start(steps[0][0])
+            work = run_with_deadline([(t, fn, a) for t, _, fn, a in steps], float(max_seconds),
+                                     what="derive", name="--max-seconds")
+            for i, (title, eqs) in enumerate(work):
+                sections.append((title, titles[title], eqs))
+                st.done()
+                if i + 1 < len(steps):
+                    st.start(steps[i + 1][0])
+                if text:
+                    _print_section(title, eqs)
+        except TimeLimitExceeded as exc:
+            raise TimeLimitExceeded(str(exc).rstrip(".") + _cheaper(args, C, n_series, eliminations)) from None
     prov = provenance()
     if "json" in outs:
         data = {"model": repr(model), "policy": args.policy, "C": C, "d": model.d,
@@ -387,21 +444,12 @@ def _derive(args) -> int:
         body = "\n".join(parts).rstrip() + "\n"
         comment = "\n".join(line[2:] for line in provenance_lines(prov))
         if args.standalone:
-            text = document(r"\noindent " + _model_title(model, True) + "\n\n" + body, comment=comment,
-                            packages=("amsmath", "amssymb"))
+            text_doc = document(r"\noindent " + _model_title(model, True) + "\n\n" + body, comment=comment,
+                                packages=("amsmath", "amssymb"))
         else:
-            text = "\n".join("% " + ln for ln in comment.splitlines()) + "\n% " + _model_title(model, False) + \
+            text_doc = "\n".join("% " + ln for ln in comment.splitlines()) + "\n% " + _model_title(model, False) + \
                 "\n\n" + body
-        write_text(outs["latex"], text)
-    if STDOUT in outs.values():
-        return 0
-    out = [_model_title(model, False), ""]
-    for title, _, eqs in sections:
-        out.append(title)
-        for e in eqs:
-            out.append("  " + (f"{sp.sstr(e.lhs)} = {sp.sstr(e.rhs)}" if isinstance(e, sp.Equality) else sp.sstr(e)))
-        out.append("")
-    print("\n".join(out).rstrip())
+        write_text(outs["latex"], text_doc)
     return 0
 
 
@@ -459,14 +507,14 @@ def register(sub) -> None:
         "table", help="table of threshold loads over ranges of C, d and dt",
         description="Threshold loads for every C, d, dt in inclusive ranges (A:B, A:B:STEP, or a "
                     "comma list); --dt may be relative to d (d+1:d+2). A progress bar goes to "
-                    "stderr, the table to stdout. Exit status 1 if any entry failed. CSV files start "
-                    "with '#' provenance lines: read them with pandas.read_csv(path, comment='#').")
+                    "stderr, the table to stdout. Exit status 1 if any entry failed. CSV files are plain "
+                    "(pandas.read_csv(path) reads them); the provenance is in <path>.provenance.json.")
     p.add_argument("--C", required=True, help="capacities, e.g. 1:10")
     p.add_argument("--d", required=True, help="power-of-d sample counts, e.g. 2:4")
     p.add_argument("--dt", required=True, help="retrial attempts, e.g. d+1:d+2 or 3:5")
     p.add_argument("--dps", default="20", help="significant digits, integer in [5, 100000] (default 20)")
     add_output(p, "json", "the table as JSON (with provenance)")
-    add_output(p, "csv", "the table as CSV ('#' provenance lines first)")
+    add_output(p, "csv", "the table as a plain CSV (provenance in <path>.provenance.json)")
     add_output(p, "latex", "the table as a LaTeX tabular (booktabs)")
     p.add_argument("--certified", action="store_true",
                    help="certified thresholds (intervals, crossing counts, certificates) instead of the scan")
@@ -495,5 +543,8 @@ def register(sub) -> None:
                         "exceeds this, before it starts (default: 48 for the eliminants, 128 for the relation in a)")
     p.add_argument("--series", default="2", help="number of terms of the expansions (0: none; default 2)")
     p.add_argument("--max-seconds", default=None,
-                   help="wall-clock budget of each expansion in seconds (default 120)")
+                   help="wall-clock budget in seconds of the eliminations and expansions together (default 120); "
+                        "they run in a worker process stopped at the deadline, the stationary equations are "
+                        "printed before")
+    add_progress(p)
     p.set_defaults(func=_run_derive)

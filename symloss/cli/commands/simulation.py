@@ -22,6 +22,7 @@ from .._common import (
     parse_int,
     parse_load,
     parse_seed,
+    progress_bar,
     refuse_unused,
     write_json,
 )
@@ -107,23 +108,26 @@ def run_simulate(args) -> int:
                       "samples no servers, so both conventions give the same chain)")
     sampling = args.sampling or "with_replacement"
     outs = outputs(args, "json")
-    stages = (["refined mean field"] if args.refined else []) + (["exact chain"] if args.exact else []) + ["simulation"]
     exact = refined = None
-    with Stages(args, stages, f"simulate {policy}") as st:
+    # one bar in simulated events (warm-up included; the total is refined as the replications start),
+    # with ETA; the companions run first and are named beside it
+    with progress_bar(args, total=events * reps, desc=f"simulate {policy}", unit="event", unit_scale=True) as bar:
         # the cheap companions first: the API's own checks (e.g. no refined mean field without replacement)
         # refuse a combination before the long simulation runs
         if args.refined:
-            st.start("refined mean field")
+            bar.set_postfix_str("refined mean field")
             refined = symloss.refined_mean_field(policy, rho=float(rho), C=C, d=d, N=N, sampling=sampling)
-            st.done()
         if args.exact:
-            st.start("exact chain")
+            bar.set_postfix_str("exact chain")
             exact = symloss.exact_finite_n(policy, N, C, float(rho), d, sampling=sampling)
-            st.done()
-        st.start(f"{events * reps:.3g} events")
+        bar.set_postfix_str(f"N={N}, {reps} x {events:.3g} events" if reps > 1 else f"N={N}")
+
+        def advance(done, total):
+            if bar.total != total:
+                bar.total = total
+            bar.update(done - bar.n)
         r = symloss.simulate(policy, N=N, C=C, rho=float(rho), d=d, events=events, warmup=warmup,
-                             replications=reps, seed=seed, sampling=sampling)
-        st.done()
+                             replications=reps, seed=seed, sampling=sampling, progress=advance)
     if "json" in outs:
         data = {"simulation": r.to_dict(), "seed": seed}
         if exact is not None:

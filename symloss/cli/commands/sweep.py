@@ -51,7 +51,7 @@ def register(sub) -> None:
     mode.add_argument("--status", metavar="STORE", help="print the points and runs stored in STORE")
     mode.add_argument("--export", metavar="STORE", help="export STORE as a table (with --csv or --parquet)")
     fmt = p.add_mutually_exclusive_group()
-    add_output(fmt, "csv", "with --export: CSV ('#' provenance lines first)")
+    add_output(fmt, "csv", "with --export: a plain CSV (provenance in <path>.provenance.json)")
     fmt.add_argument("--parquet", metavar="OUT", help="with --export: write a Parquet file (needs pyarrow)")
     p.add_argument("--function", dest="only_func", metavar="NAME",
                    help="with --export: only the rows of this function")
@@ -76,7 +76,7 @@ def run(args) -> int:
 def _run(args) -> int:
     import importlib
 
-    from ...core.provenance import provenance, provenance_lines
+    from ...core.provenance import provenance
     sw = importlib.import_module("symloss.sweeps")
 
     if args.status:
@@ -98,7 +98,7 @@ def _run(args) -> int:
         outs = outputs(args, "csv", "json")
         if args.parquet:
             check_writable(args.parquet, "--parquet")
-        frame = sw.load_sweep(args.export, func=args.only_func, status=args.only)
+        frame = sw.load_sweep(args.export, func=args.only_func, status=args.only, numeric=False)   # exact text
         frame = _flat_frame(frame, parquet=bool(args.parquet))
         prov = provenance(store=args.export, function=args.only_func, status=args.only)
         if args.json:
@@ -107,13 +107,11 @@ def _run(args) -> int:
             if outs["json"] == STDOUT:
                 return 0
         if args.csv:
+            from ...core.provenance import write_csv
             if args.csv == STDOUT:
-                sys.stdout.write("\n".join(provenance_lines(prov)) + "\n")
-                frame.to_csv(sys.stdout, index=False)
+                write_csv(frame, sys.stdout, prov)
                 return 0
-            with open(args.csv, "w", encoding="utf-8", newline="") as fh:
-                fh.write("\n".join(provenance_lines(prov)) + "\n")
-                frame.to_csv(fh, index=False)
+            write_csv(frame, args.csv, prov)
             out = args.csv
         elif args.parquet:
             try:
@@ -155,11 +153,20 @@ def _run(args) -> int:
         kw["check"] = False
     func = kw.pop("func")
     grid = kw.pop("grid")
+    if kw.get("progress", True) is True:   # the one progress policy, a label for a user
+        import os
+        name = func if isinstance(func, str) else getattr(func, "__name__", "points")
+        kw["progress"] = f"sweep {name.rsplit(':', 1)[-1]} ({os.path.basename(args.spec)})"
     summary = sw.sweep(func, grid, **kw)
+    note = summary.replay_note("points")
     if "json" in outs:
         write_json(outs["json"], summary.to_dict(), provenance=provenance(store=summary.store))
     if outs.get("json") != STDOUT:
         print(summary)
+        if note:
+            print(note)
+    elif note:
+        print(note, file=sys.stderr)
     if summary.n_failed:
         print(f"{summary.n_failed} point(s) failed; see `symloss sweep --status {summary.store}`; "
               f"rerun the same command to retry them", file=sys.stderr)
