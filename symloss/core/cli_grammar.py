@@ -672,13 +672,14 @@ class ProgressLines:
         self._maybe_write()
 
     def close(self) -> None:
-        """Write the last line, ``done in ...`` (``stopped after ...`` before the total), unless the work
-        took less than the quiet time and no line was written (a short command stays silent)."""
+        """Write the last line, ``done in ...`` (``stopped after ...`` before the total), unless no line
+        was written and the work took less than :data:`PROGRESS_INTERVAL` (a command of a few seconds
+        stays silent, however loaded the machine)."""
         if self._closed:
             return
         self._closed = True
         elapsed = self._clock() - self._t0
-        if self._last_line is not None or elapsed >= self._quiet:
+        if self._last_line is not None or elapsed >= max(self._quiet, self._interval):
             end = "stopped after" if self.total and self.n < self.total else "done in"
             self._write(f"{self._counts()} {end} {_duration_text(elapsed)}")
 
