@@ -847,67 +847,47 @@ def _exact_solution(piece, rho):
 
 
 def _check_box(model, piece, box, R, exact=None, rho=None) -> tuple:
-    """The sign conditions on the box: strict signs of the branch decisions, weights in [0, 1], the
-    state in the state space. Returns ``(ok, reason)``. With the exact zero ``exact`` (and the exact
-    load ``rho``) a sign the balls leave open is decided exactly, in rationals."""
-    c = piece.compiled()
-    if exact is not None and rho is not None:
-        return _check_exact(model, piece, exact, rho)
-    if exact is not None:         # the zero in the box is this exact point: check the conditions there
-        box = [arb(fmpq(int(exact[zz].p), int(exact[zz].q))) for zz in piece.unknowns]
-    z = list(box) + [R]
-    vals = c["S_arb"](*z)
-    for (key, (e, sg)), v in zip(piece.sign_exprs.items(), vals):
-        if not ((v > 0) if sg > 0 else (v < 0)):
-            return False, f"the sign of {e} is not certainly {'> 0' if sg > 0 else '< 0'} on the box ({v})"
+    """The sign conditions of the piece: strict signs of the branch decisions, weights in [0, 1], the
+    state in the state space. Returns ``(ok, reason)``. On the ball ``box`` (at the load ``R``), or,
+    with the exact rational zero ``exact`` of a linear piece and the exact load ``rho``, at that point
+    in exact rationals (no ball can be too wide: a point ``1e-50`` from a switching surface is decided)."""
+    if exact is not None:
+        if rho is None:
+            raise ValueError("_check_box: an exact zero needs the exact load")
+        sub = dict(piece.face)
+        sub.update(exact)
+        sub[RHO] = _q(rho)
+        vals = []
+        for e, _sg in piece.sign_exprs.values():
+            q = sp.expand(sp.sympify(e).xreplace(sub))
+            vals.append(q if q.is_Rational else None)
+        box = [exact[z] for z in piece.unknowns]
+        face = {v: piece.face[v] for v in piece.face}
+        where = "at the exact zero"
+    else:
+        vals = piece.compiled()["S_arb"](*(list(box) + [R]))
+        face = {v: arb(fmpq(int(q.p), int(q.q))) for v, q in piece.face.items()}
+        where = "on the box"
+    for (e, sg), v in zip(piece.sign_exprs.values(), vals):
+        if v is None or not ((v > 0) if sg > 0 else (v < 0)):
+            return False, f"the sign of {e} is not certainly {'> 0' if sg > 0 else '< 0'} {where} ({v})"
     nfv = len(piece.free_vars)
     for th, X in zip(piece.free_theta, box[nfv:]):
         if not (X >= 0 and X <= 1):
-            return False, f"the weight {th} is not certainly in [0, 1] ({X})"
-    state = {}
-    for v in model.variables:
-        state[v] = arb(fmpq(int(piece.face[v].p), int(piece.face[v].q))) if v in piece.face else None
-    for v, X in zip(piece.free_vars, box[:nfv]):
-        state[v] = X
+            return False, f"the weight {th} is not certainly in [0, 1] {where} ({X})"
+    state = dict(face)
+    state.update(zip(piece.free_vars, box[:nfv]))
     xs = [state[v] for v in model.variables]
     for v, X in zip(model.variables, xs):
         if not (X >= 0 and X <= 1):
-            return False, f"{v} is not certainly in [0, 1] ({X})"
+            return False, f"{v} is not certainly in [0, 1] {where} ({X})"
     if getattr(model, "state_kind", "custom") == "tail":
         for k in range(len(xs) - 1):
             if not (xs[k] - xs[k + 1] >= 0):
-                return False, f"the tails are not certainly ordered at {model.variables[k]} ({xs[k]} < {xs[k + 1]})"
-    return True, "the branch decisions hold strictly on the box, the weights lie in [0, 1], the state in the state space"
-
-
-def _check_exact(model, piece, exact, rho) -> tuple:
-    """The conditions of :func:`_check_box` at the exact rational zero ``exact`` of a linear piece and
-    the exact load ``rho``, decided in rationals (no ball can be too wide)."""
-    sub = dict(piece.face)
-    sub.update(exact)
-    sub[RHO] = _q(rho)
-
-    def val(e):
-        q = sp.expand(sp.sympify(e).xreplace(sub))
-        return q if q.is_Rational else None
-    for _key, (e, sg) in piece.sign_exprs.items():
-        q = val(e)
-        if q is None or not ((q > 0) if sg > 0 else (q < 0)):
-            return False, f"the sign of {e} is not {'> 0' if sg > 0 else '< 0'} at the exact zero ({q})"
-    for th in piece.free_theta:
-        q = exact[th]
-        if not 0 <= q <= 1:
-            return False, f"the weight {th} = {q} is not in [0, 1]"
-    xs = [sub[v] for v in model.variables]
-    for v, q in zip(model.variables, xs):
-        if not 0 <= q <= 1:
-            return False, f"{v} = {q} is not in [0, 1]"
-    if getattr(model, "state_kind", "custom") == "tail":
-        for k in range(len(xs) - 1):
-            if xs[k] < xs[k + 1]:
-                return False, f"the tails are not ordered at {model.variables[k]} ({xs[k]} < {xs[k + 1]})"
-    return True, ("the branch decisions hold strictly at the exact zero, the weights lie in [0, 1], the state "
-                  "in the state space (exact rationals)")
+                return False, (f"the tails are not certainly ordered at {model.variables[k]} {where} "
+                               f"({xs[k]} < {xs[k + 1]})")
+    return True, (f"the branch decisions hold strictly {where}, the weights lie in [0, 1], the state in the "
+                  "state space")
 
 
 def _krawczyk_piece(piece, z0, R, prec):
@@ -1289,9 +1269,12 @@ def verify_piecewise_certificate(model, cert) -> tuple:
             sub[RHO] = _q(rho)
             if any(sp.expand(r.xreplace(sub)) != 0 for r in pc.rows):
                 return False, "the stored exact solution does not solve the piece's system"
-            if not all(X.contains(arb(fmpq(int(v.p), int(v.q)))) for X, v in zip(box, [ex[z] for z in pc.unknowns])):
-                return False, "the stored exact solution is not in the box"
-        ok, why = _check_box(model, pc, box, R, ex)
+            # the search's own test (_exact_solution): a linear piece with a non-singular matrix, whose
+            # exact zero is then its only zero (whether or not the float-started box holds it to the bit)
+            exact_again = _exact_solution(pc, rho)
+            if exact_again is None or any(exact_again.get(z) != ex[z] for z in pc.unknowns):
+                return False, "the stored exact solution is not the unique zero of the piece's linear system"
+        ok, why = _check_box(model, pc, box, R, ex, rho)
         if not ok:
             return False, why
     return True, ("the piece rebuilds from the stored face, weights and signs; Krawczyk holds on the stored box; the "

@@ -178,3 +178,19 @@ def test_uniqueness_is_evidence_not_proof(jsq3):
         warnings.simplefilter("error")
         r = jsq3.fixed_point(2.75, dps=20, uniqueness=True)
     assert r.extra["parts"]["uniqueness"] == "EVIDENCE" and r.uniqueness.startswith("EVIDENCE")
+
+
+def test_recheck_decides_like_the_search_next_to_a_switching_surface():
+    """A load 1e-50 below C: the search decides the branch sign u_3 - 1 < 0 exactly at the exact zero of the
+    linear piece; the re-check must decide it the same way (it used the ball, and refused the certificate)."""
+    from fractions import Fraction
+
+    from symloss import JSQ
+    from symloss.core.piecewise import piecewise_fixed_point, verify_piecewise_certificate
+    r = piecewise_fixed_point(JSQ(3), 3 - Fraction(1, 10 ** 50), 15)
+    ok, why = verify_piecewise_certificate(JSQ(3), r.extra["certificate"])
+    assert ok, why
+    bad = copy.deepcopy(r.extra["certificate"])
+    key = next(k for k in bad["exact"] if k.startswith("u"))
+    bad["exact"][key] = "1/1"                               # on the surface: not the piece's zero
+    assert not verify_piecewise_certificate(JSQ(3), bad)[0]
