@@ -36,6 +36,7 @@ from ..core.boxes import check_selection, point_box, verify_box
 from ..core.certified_results import parse_exact
 from ..core.precision import PrecisionError, arb_to_mpf, flint_prec
 from ..core.validation import check_int
+from ..meanfield.ball_samples import _exact_dyadic
 from ..meanfield.ball_text import parse_q, q_arb, q_str
 from .refined_moments import _first_order_pieces, _first_order_V, _lyapunov_enclosure
 from .refined_tables import _tables
@@ -129,12 +130,6 @@ def _v_ball(model, box, rho: Fraction):
     return V, top
 
 
-def _dyadic(x) -> str:
-    """An exact dyadic number (an arb midpoint or endpoint) as ``"man*2^exp"``."""
-    man, exp = arb(x).mid().man_exp()
-    return f"{int(man)}*2^{int(exp)}"
-
-
 def _fraction(text: str) -> Fraction:
     man, exp = (int(t) for t in text.split("*2^"))
     return Fraction(man) * Fraction(2) ** exp
@@ -224,14 +219,14 @@ def certified_refined_V(model, rho, *, prec: int = 192, digits: int = 30) -> Cer
                 V, top = _v_ball(model, box, rho_q)
                 # the re-check rebuilds the box from its exact strings; leave it a margin for rounding
                 V = V + arb(0, V.rad() * arb(2) ** -20 + abs(V) * arb(2) ** (-(p - 24)))
-                ends = [_dyadic(V.lower()), _dyadic(V.upper())]
+                ends = [_exact_dyadic(V.lower()), _exact_dyadic(V.upper())]
                 got, accuracy = _digits(_fraction(ends[0]), _fraction(ends[1]))
                 text = V.str(max(got, 1), radius=False) if accuracy == "relative" else V.str(3)
                 mid = arb_to_mpf(V.mid())
             if got >= digits:
                 cert = {"kind": "refined-V", "rho": q_str(rho_q), "prec": p, "fingerprint": model.fingerprint(),
-                        "symloss_version": __version__, "center": [_dyadic(b.mid()) for b in box],
-                        "delta": [_dyadic(b.rad()) for b in box], "sel": list(sel), "V": ends, "V_text": text,
+                        "symloss_version": __version__, "center": [_exact_dyadic(b.mid()) for b in box],
+                        "delta": [_exact_dyadic(b.rad()) for b in box], "sel": list(sel), "V": ends, "V_text": text,
                         "eigen_bound": top.upper().str(8, radius=False), "digits": got, "accuracy": accuracy}
                 return CertifiedRefinedV(model=repr(model), rho=rho_q, V_lo=_fraction(ends[0]),
                                          V_hi=_fraction(ends[1]), V=mid, digits=got, accuracy=accuracy,

@@ -373,16 +373,16 @@ def _run_server(model, fast, N, rho_f, events, warmup, replications, ss, samplin
         b_time = np.zeros(nb)
         b_area = np.zeros((nb, C + 1))
         t0 = time.perf_counter()
-        if progress is None:
-            mod.run_kernel(code, N, C, d, lam, without, events, warmup, occ, st, btable,
-                           b_sum, b_arr, b_lost, b_time, b_area)
-        else:
-            state = mod.kernel_state(N, C)
-            per_rep = warmup + events
-            for lo in range(0, per_rep, PROGRESS_CHUNK):
-                hi = min(lo + PROGRESS_CHUNK, per_rep)
-                mod.run_kernel_range(code, N, C, d, lam, without, events, warmup, occ, st, btable,
-                                     b_sum, b_arr, b_lost, b_time, b_area, *state, lo, hi)
+        # one kernel call without a progress callback, ranges of PROGRESS_CHUNK events with one (the
+        # kernel carries its whole state between ranges: the same numbers either way)
+        state = mod.kernel_state(N, C)
+        per_rep = warmup + events
+        step = per_rep if progress is None else PROGRESS_CHUNK
+        for lo in range(0, per_rep, step):
+            hi = min(lo + step, per_rep)
+            mod.run_kernel_range(code, N, C, d, lam, without, events, warmup, occ, st, btable,
+                                 b_sum, b_arr, b_lost, b_time, b_area, *state, lo, hi)
+            if progress is not None:
                 progress(r * per_rep + hi, replications * per_rep)
         wall += time.perf_counter() - t0
         rep_sum[r] = b_sum.sum()

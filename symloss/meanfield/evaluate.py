@@ -22,9 +22,8 @@ import mpmath
 from ..core.certified_results import outward_decimal_strings
 from ..core.model import MeanFieldModel
 from ..core.paper_numbers import Quantity, certified_digits
-from ..core.precision import check_dps
+from ..core.precision import check_dps, to_mpf
 from ..core.provenance import provenance
-from ..core.real_numbers import exact_real
 from ..core.results import ResultTable
 from ..core.validation import check_real
 
@@ -134,14 +133,6 @@ def _models_arg(models) -> list:
     return items
 
 
-def _mp_load(rho):
-    """The load as an mpf at the working precision (exact rationals divided there, not rounded first)."""
-    v = exact_real(rho, "rho")
-    if isinstance(v, Fraction):
-        return mpmath.mpf(v.numerator) / v.denominator
-    return mpmath.mpf(v)
-
-
 def _rhos_arg(rhos) -> list:
     if isinstance(rhos, (str, bytes)):
         raise TypeError(f"rhos must be a load > 0 or a non-empty sequence of loads, got the string {rhos!r}")
@@ -241,7 +232,7 @@ def evaluate(models, rhos, *, dps: int = 15, uniqueness: bool = False) -> Evalua
             lo, hi = fp.blocking_bracket
             with mpmath.workdps(dps + 10):
                 b = fp.blocking
-                carried = _mp_load(rho) * (1 - b)
+                carried = to_mpf(rho) * (1 - b)
                 full = _full_fraction(model, fp.x)
             bits = max(lo._mpf_[3], hi._mpf_[3], 53)
             with mpmath.workprec(bits + 10):     # (outward_decimal_strings converts through the ambient precision)
