@@ -15,7 +15,6 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
-from fractions import Fraction
 
 import mpmath
 
