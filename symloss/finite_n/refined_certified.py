@@ -29,12 +29,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 import mpmath
+import numpy as np
 from flint import acb_mat, arb
 
 from .._version import __version__
 from ..core.boxes import check_selection, point_box, verify_box
 from ..core.certified_results import parse_exact
 from ..core.precision import PrecisionError, arb_to_mpf, flint_prec
+from ..core.real_numbers import exact_real
 from ..core.validation import check_int
 from ..meanfield.ball_samples import _exact_dyadic
 from ..meanfield.ball_text import parse_q, q_arb, q_str
@@ -197,13 +199,20 @@ def certified_refined_V(model, rho, *, prec: int = 192, digits: int = 30) -> Cer
     >>> verify_refined_V(r.certificate, PowerOfD(2, 2))[0] == r.V_lo
     True
     """
-    if isinstance(rho, float):
+    if isinstance(rho, (float, np.floating)):
         raise TypeError(f"rho must be exact (int, Fraction or decimal string), got the float {rho!r}; "
                         "pass Fraction(rho) to use its binary value")
-    try:
-        rho_q = parse_q(rho) if isinstance(rho, str) else Fraction(rho)
-    except (TypeError, ValueError):
-        raise TypeError(f"rho must be an int, Fraction or decimal string, got {rho!r}") from None
+    if isinstance(rho, str):
+        try:
+            rho_q = parse_q(rho)
+        except (TypeError, ValueError):
+            raise TypeError(f"rho must be an int, Fraction or decimal string, got {rho!r}") from None
+    else:
+        v = exact_real(rho, "rho")          # numpy and flint integers, SymPy rationals, ...; TypeError names rho
+        if isinstance(v, mpmath.mpf):
+            man, exp = v.man_exp
+            v = Fraction(int(man)) * Fraction(2) ** int(exp)
+        rho_q = Fraction(v)
     if rho_q <= 0:
         raise ValueError(f"rho must be > 0, got rho={rho}")
     prec = check_int(prec, "prec", min_value=PREC_MIN, max_value=PREC_MAX)

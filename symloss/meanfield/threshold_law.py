@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import mpmath
@@ -769,8 +770,9 @@ def threshold_asymptotic(C, d: int, dt: int, *, order: int = 2):
     >>> round(float(threshold_asymptotic(1000, 2, 3)), 3)       # certified: 1040.5809...
     1040.574
     """
-    if isinstance(C, bool) or not isinstance(C, (int, float)) or not math.isfinite(C):
+    if isinstance(C, bool) or not isinstance(C, numbers.Real) or not math.isfinite(C):
         raise TypeError(f"C must be a finite int or float, got {C!r}")
+    C = int(C) if isinstance(C, numbers.Integral) else float(C)
     if C < 1:
         raise ValueError(f"C must be >= 1, got {C}")
     if isinstance(order, bool) or order not in (1, 2):

@@ -86,8 +86,10 @@ def test_zero_observations_warning_is_public():
 def test_certified_refined_V_inputs():
     r = symloss.certified_refined_V(PowerOfD(2, 2), 1, digits=15)
     assert isinstance(r, symloss.CertifiedRefinedV) and r.status == "PROVED"
+    import numpy as np
+    assert symloss.certified_refined_V(PowerOfD(2, 2), np.int64(1), digits=15).V_lo == r.V_lo   # exact integer
     for bad, exc in ((1.0, TypeError), (None, TypeError), ("x", TypeError), (0, ValueError), (-1, ValueError),
-                     (Fraction(-1, 2), ValueError)):
+                     (Fraction(-1, 2), ValueError), (np.float32(1), TypeError), (float("nan"), TypeError)):
         with pytest.raises(exc, match="rho"):
             symloss.certified_refined_V(PowerOfD(2, 2), bad)
     for kw, exc in (({"prec": 1}, ValueError), ({"prec": 1.5}, TypeError), ({"digits": 0}, ValueError),
@@ -143,6 +145,11 @@ def test_threshold_law_inputs():
     law = symloss.threshold_law(2, 3, digits=20)
     assert isinstance(law, symloss.ThresholdLaw)
     assert abs(symloss.threshold_asymptotic(1000, 2, 3) - 1040.58030393) < 0.01      # certified rho* at C = 1000
+    import numpy as np
+    assert symloss.threshold_asymptotic(np.int64(1000), np.int64(2), np.int64(3)) == symloss.threshold_asymptotic(1000, 2, 3)
+    for bad in (float("nan"), float("inf"), "10", None):
+        with pytest.raises(TypeError, match="C must be a finite"):
+            symloss.threshold_asymptotic(bad, 2, 3)
     for args, exc, word in (((0, 2, 3), ValueError, "C"), ((10, 3, 2), ValueError, "dt must be > d"),
                             ((10, 2.5, 3), TypeError, "d must be an integer"), ((10, 0, 3), ValueError, "d")):
         with pytest.raises(exc, match=word):
