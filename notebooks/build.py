@@ -6,6 +6,7 @@ Usage (from the repository root or anywhere)::
     python notebooks/build.py retrial_vs_power      # one (or several) by name
     python notebooks/build.py --check               # only check that the stored notebooks are current
     python notebooks/build.py --docs-figures        # also copy the figures the docs show to docs/figures
+    python notebooks/build.py --size paper --output /tmp/paper   # paper size, stored notebooks untouched
 
 For each notebook: the cells come from its generator ``make_<name>.py`` when it has one (else from the
 stored notebook, outputs stripped), are executed with nbclient in ``notebooks/`` (kernel ``python3``) at
@@ -130,8 +131,9 @@ def _alarm(signum, frame):
     raise _Budget()
 
 
-def execute(name: str, *, budget: int = BUDGET, size: str | None = None) -> float:
-    """Regenerate and execute ``name``, write it in place; returns the seconds it took."""
+def execute(name: str, *, budget: int = BUDGET, size: str | None = None, output: Path | None = None) -> float:
+    """Regenerate and execute ``name``, write it in place (or into the directory ``output``); returns the
+    seconds it took."""
     from nbclient import NotebookClient
 
     nb = source_notebook(name)
@@ -166,7 +168,9 @@ def execute(name: str, *, budget: int = BUDGET, size: str | None = None) -> floa
     for cell in nb.cells:
         cell.metadata.pop("execution", None)       # timestamps: no diff noise
     nbformat.validate(nb)
-    nbformat.write(nb, str(notebook_path(name)))
+    target = notebook_path(name) if output is None else Path(output) / f"{name}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(target))
     return seconds
 
 
@@ -194,6 +198,9 @@ def main(argv=None) -> int:
                    help="the notebooks' parameters (default: docs, the stored run)")
     p.add_argument("--check", action="store_true", help="only report what is not current; execute nothing")
     p.add_argument("--docs-figures", action="store_true", help="copy the figures the docs show to docs/figures")
+    p.add_argument("--output", metavar="DIR", default=None,
+                   help="write the executed notebooks into DIR instead of in place (e.g. a paper-size run "
+                        "that leaves the stored notebooks alone)")
     args = p.parse_args(argv)
     bad = [n for n in args.names if n not in NOTEBOOKS]
     if bad:
@@ -206,8 +213,9 @@ def main(argv=None) -> int:
         print("\n".join(found) if found else f"{len(names)} notebooks current")
         return 1 if found else 0
     for n in names:
-        secs = execute(n, budget=args.timeout, size=args.size)
-        print(f"{n}: executed in {secs:.0f} s -> {notebook_path(n).relative_to(ROOT)}", flush=True)
+        secs = execute(n, budget=args.timeout, size=args.size, output=args.output)
+        where = notebook_path(n).relative_to(ROOT) if args.output is None else Path(args.output) / f"{n}.ipynb"
+        print(f"{n}: executed in {secs:.0f} s -> {where}", flush=True)
     if args.docs_figures:
         for path in copy_docs_figures():
             print(f"copied {path.relative_to(ROOT)}")

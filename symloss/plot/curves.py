@@ -72,7 +72,9 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     zoom : "auto", None or float
         A second panel below shows the ratios within a factor ``zoom`` of 1 (the crossings,
         magnified, with the thresholds written there). ``"auto"`` (default): ``zoom = 2`` when the
-        ratios span more than 4 decades and some lie within a factor 2 of 1; None: one panel.
+        ratios span more than 4 decades and some lie within a factor 2 of 1; None: one panel. Where a
+        curve is a pair of models, each grid cell with a ratio within a factor ``zoom**1.5`` of 1 gets
+        eight more loads (geometric), so the magnified panel is smooth.
     dps : int
         Digits of the blockings evaluated here (models given).
 
@@ -109,22 +111,27 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
         raise ValueError("give B_b only when B_a is a sequence (not a mapping of curves)")
     thr = thresholds if isinstance(thresholds, Mapping) else {None: thresholds}
     marks = {label: threshold_marks(t) for label, t in thr.items()}      # TypeError before any work
-    logs = {}
-    for label, pair in curves.items():
-        a, b = pair
-        models = (a, b) if _is_model(a) and _is_model(b) else None
-        if models is not None and thr.get(label) is not None:
-            _recheck(thr[label], *models)
+    logs, grids, model_pairs = {}, {}, {}
+
+    def _log_ratio(label, a, b, at):
         if _is_model(a):
-            a = [a.blocking(float(r), dps=dps) for r in rho]
+            a = [a.blocking(float(r), dps=dps) for r in at]
         if _is_model(b):
-            b = [b.blocking(float(r), dps=dps) for r in rho]
+            b = [b.blocking(float(r), dps=dps) for r in at]
         la, lb = log10_values(a), log10_values(b)
-        if la.shape != rho.shape or lb.shape != rho.shape:
-            raise ValueError(f"B_a and B_b must have one value per load ({rho.size}); got {la.size} and {lb.size}")
+        if la.shape != at.shape or lb.shape != at.shape:
+            raise ValueError(f"B_a and B_b must have one value per load ({at.size}); got {la.size} and {lb.size}")
         if not (np.all(np.isfinite(la)) and np.all(np.isfinite(lb))):
             raise ValueError(f"curve {label!r}: every blocking must be positive (the ratio B_a/B_b is plotted)")
-        logs[label] = la - lb
+        return la - lb
+
+    for label, pair in curves.items():
+        a, b = pair
+        if _is_model(a) and _is_model(b):
+            model_pairs[label] = (a, b)
+            if thr.get(label) is not None:
+                _recheck(thr[label], a, b)
+        logs[label], grids[label] = _log_ratio(label, a, b, rho), rho
     allv = np.concatenate(list(logs.values()))
     as_log10 = bool(np.max(np.abs(allv)) > 300)
     if zoom == "auto":
@@ -133,6 +140,15 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
         zoom = float(zoom)
         if not (zoom > 1 and math.isfinite(zoom)):
             raise ValueError(f"zoom must be 'auto', None or a number > 1, got {zoom!r}")
+    if zoom is not None:     # models: refine the grid where the ratio is within the zoom band
+        for label, (a, b) in model_pairs.items():
+            y, band = logs[label], 1.5 * math.log10(zoom)
+            near = np.abs(y) < band
+            cells = np.flatnonzero(near[:-1] | near[1:])
+            if cells.size:
+                extra = np.concatenate([np.geomspace(rho[i], rho[i + 1], 10)[1:-1] for i in cells])
+                fine = np.union1d(rho, extra)
+                grids[label], logs[label] = fine, _log_ratio(label, a, b, fine)
     if zoom is None:
         fig, axes = new_figure(width, height)
         ax, zax = axes[0, 0], None
@@ -144,7 +160,8 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
         if a_ is None:
             continue
         for label, y in logs.items():
-            a_.plot(rho, y if as_log10 else 10.0 ** y, color=colours[label], label=label if a_ is ax else None)
+            a_.plot(grids[label], y if as_log10 else 10.0 ** y, color=colours[label],
+                    label=label if a_ is ax else None)
         a_.set_xscale("log")
         if not as_log10:
             a_.set_yscale("log")
@@ -238,11 +255,8 @@ def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, wid
     # the curves also pass through the crossings themselves (a coarse grid would cross 1 elsewhere)
     extra = [v for m in thr.values() for v, _ in threshold_marks(m) if rho.min() < v < rho.max()]
     rho = np.unique(np.concatenate([rho, np.asarray(extra, dtype=float)]))
-    curves = {}
-    for c in Cs:
-        ret, pod = RetrialOfD(c, dt), PowerOfD(c, d)
-        curves[f"$C = {c}$"] = ([ret.blocking(float(r), dps=dps) for r in rho],
-                                [pod.blocking(float(r), dps=dps) for r in rho])
+    # the models themselves: blocking_ratio evaluates them, on a finer grid inside the zoom band
+    curves = {f"$C = {c}$": (RetrialOfD(c, dt), PowerOfD(c, d)) for c in Cs}
     fig = blocking_ratio(rho, curves, thresholds=thr, labels=(f"retrial-of-{dt}", f"power-of-{d}"), width=width,
                          height=height, dps=dps)
     _set_title(fig, title)

@@ -184,10 +184,12 @@ def _est(e):
 def regret_decomposition(study, *, width="single", height=None, show_fits: bool = True,
                          title: str | None = None):
     r"""The regret decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` against
-    :math:`N` (log scale, i.e. against :math:`\ln N`): the top panel the costs that stay bounded
-    (:math:`C_{vol}`, :math:`C_{long}` per window constant :math:`c`), the bottom panel the ones that grow
-    (:math:`C_{short}` and the exact online regret), with 95 % intervals and the fitted lines
-    :math:`\alpha + \beta\ln N` of the study.
+    :math:`N` (log scale, i.e. against :math:`\ln N`): the top panel the costs the theorems bound
+    (:math:`C_{vol}`; :math:`C_{long}` per window constant :math:`c`, bounded when :math:`c` is large
+    enough), with each curve's fitted slope per :math:`\ln N` and its 95 % half-width in the legend, so
+    that a window still too short at the simulated :math:`N` shows as a positive slope; the bottom panel
+    the ones that grow (:math:`C_{short}` and the exact online regret), with 95 % intervals and the
+    fitted lines :math:`\alpha + \beta\ln N` of the study.
 
     Parameters
     ----------
@@ -229,19 +231,31 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
         fig, axes = new_figure(width, height, nrows=2, sharex=True)
         ax, ax2 = axes[0, 0], axes[1, 0]
     shift = 1.0 + 0.025 * (np.arange(len(cs) + 1) - len(cs) / 2)   # separate the error bars a little
+    fits = getattr(study, "fits", {}) or {}
+
+    def _slope(key):   # the fitted slope per ln N with its 95 % half-width, for the legend
+        f = fits.get(key) if show_fits else None
+        if f is None:
+            return ""
+        hw = f"{f.slope_hw:.2f}" if f.slope_hw >= 0.005 else "0.005"   # never a half-width printed as 0
+        return rf": slope ${f.slope:.2f} \pm {hw}$"
+
     v = np.array([_est(d.C_vol) for d in decs])
-    ax.errorbar(Ns * shift[0], v[:, 0], yerr=v[:, 1], fmt="o-", color="k", ms=3, label=r"$C_{vol}$")
+    ax.errorbar(Ns * shift[0], v[:, 0], yerr=v[:, 1], fmt="o-", color="k", ms=3,
+                label=r"$C_{vol}$" + _slope("C_vol"))
     for i, c in enumerate(cs):
         e = np.array([_est(d.C_long[c]) for d in decs])
         ax.errorbar(Ns * shift[i + 1], e[:, 0], yerr=e[:, 1], fmt="s--", color=f"C{i}", ms=3,
-                    label=rf"$C_{{long}}$, $c = {c:g}$")
+                    label=rf"$C_{{long}}$, $c = {c:g}$" + _slope(f"C_long[c={c:g}]"))
     ax.axhline(0.0, color="0.6", lw=0.5)
     ax.set_ylabel("cost per unit time\n(reward units)")
     if wide:
         ax.set_xscale("log")
         ax.set_xlabel(N_LABEL + " (log scale)")
-        ax.set_title("bounded: variability and long-run uncertainty")
-        ax2.set_title(r"growing like $\ln N$: short-run uncertainty")
+        # the theorems say O(1) (C_long: for a window W >= c ln N / N with c large enough); the legend
+        # gives each curve's fitted slope per ln N, so a curve still growing at these N is seen as such
+        ax.set_title(r"bounded in theory: variability; long-run for large $c$")
+        ax2.set_title(r"short-run uncertainty: growing like $\ln N$")
     place_legend(ax)
     for i, c in enumerate(cs):
         e = np.array([_est(d.C_short[c]) for d in decs])
@@ -249,7 +263,6 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
                      label=rf"$C_{{short}}$, $c = {c:g}$")
     ax2.plot(Ns, [d.online_regret for d in decs], "k-", lw=1.0, label=r"$R_{fluid} - R_{on}$ (exact)")
     if show_fits and len(Ns) >= 2:
-        fits = getattr(study, "fits", {}) or {}
         grid = np.geomspace(Ns.min(), Ns.max(), 50)
         labelled = False
         for i, c in enumerate(cs):
@@ -468,7 +481,7 @@ def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="
 @paper_style
 def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool = False, width="single",
                  height=None, xlabel: str = r"time $t$ (mean service times)", ylabel: str = "value",
-                 probability: bool = False, title: str | None = None):
+                 probability: bool = False, title: str | None = None, styles: Mapping | None = None):
     r"""Time series (e.g. a fluid ODE from several starts) with optional fixed points as dotted lines;
     ``log=True`` for a log y axis (e.g. the distance to the fixed point).
 
@@ -493,6 +506,10 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     probability : bool
         The values are probabilities or fractions: the axis ends at 1 and a value outside
         ``[0, 1]`` is refused.
+    styles : mapping label -> dict, optional
+        Line properties of a series (``color``, ``lw``, ``ls``, ``alpha``; e.g. two series of one
+        policy in one colour, one solid and one thin), over the defaults (colour ``C<i>`` of the
+        series' position).
 
     Returns
     -------
@@ -502,6 +519,8 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     ------
     ValueError
         When a series has not one value per time or (``probability``) a value lies outside ``[0, 1]``.
+    TypeError
+        When a ``styles`` entry is not a mapping or names a series that is not in ``series``.
 
     Examples
     --------
@@ -511,20 +530,29 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     'tail fraction'
     """
     tt = _as_array(t, "t")
+    styles = {} if styles is None else styles
+    if not isinstance(styles, Mapping):
+        raise TypeError(f"styles must be a mapping label -> dict of line properties, got {type(styles).__name__}")
+    for label, st in styles.items():
+        if label not in series:
+            raise TypeError(f"styles names {label!r}, which is not a series (series: {list(series)})")
+        if not isinstance(st, Mapping):
+            raise TypeError(f"styles[{label!r}] must be a dict of line properties, got {type(st).__name__}")
     fig, axes = new_figure(width, height)
     ax = axes[0, 0]
     allv = []
     for i, (label, vals) in enumerate(series.items()):
         arr = np.asarray(vals, dtype=object)
         rows = [float_values(r) for r in arr] if arr.ndim == 2 else [float_values(vals)]
+        style = {"color": f"C{i}", "alpha": 0.7 if len(rows) > 1 else 1.0, "lw": 0.9 if len(rows) > 1 else None}
+        style.update(styles.get(label, {}))
         for j, y in enumerate(rows):
             if y.shape != tt.shape:
                 raise ValueError(f"series {label!r}: {y.size} values for {tt.size} times")
             allv.append(y)
-            ax.plot(tt, y, color=f"C{i}", label=label if j == 0 else None, alpha=0.7 if len(rows) > 1 else 1.0,
-                    lw=0.9 if len(rows) > 1 else None)
+            ax.plot(tt, y, label=label if j == 0 else None, **style)
         if fixed and label in fixed:
-            ax.axhline(float(fixed[label]), color=f"C{i}", lw=0.6, ls=":")
+            ax.axhline(float(fixed[label]), color=style["color"], lw=0.6, ls=":")
     if log:
         ax.set_yscale("log")
     if probability:

@@ -287,3 +287,38 @@ def test_sizes_and_bad_input():
         plot.figure_size([1])
     with pytest.raises(ValueError, match="finite and positive"):
         plot.blocking_curves([0, 1], {"a": [0.1, 0.2]})
+
+
+def test_blocking_ratio_of_models_refines_the_zoom_band():
+    """Curves given as models: the cells where the ratio is within the zoom band get eight more loads
+    each (the magnified panel is smooth), the rest of the grid is unchanged; data curves are drawn on
+    the given grid only."""
+    rho = np.geomspace(0.2, 20, 12)
+    ret, pod = symloss.RetrialOfD(3, 3), symloss.PowerOfD(3, 2)
+    fig = plot.blocking_ratio(rho, {"models": (ret, pod)}, labels=("retrial-of-3", "power-of-2"), zoom=2.0)
+    x = fig.axes[1].get_lines()[0].get_xdata()
+    assert len(x) > len(rho) and set(rho) <= set(x)
+    y = np.log10(fig.axes[1].get_lines()[0].get_ydata())
+    near = np.abs(y) < 1.5 * np.log10(2.0)
+    assert np.all(np.diff(np.log(x))[near[:-1] & near[1:]] < np.log(rho[1] / rho[0]) / 8)
+    for r in x[::7]:    # every drawn point is the models' ratio at that load
+        assert np.isclose(10 ** y[list(x).index(r)], float(ret.blocking(r) / pod.blocking(r)), rtol=1e-9)
+    a = [float(ret.blocking(r)) for r in rho]
+    b = [float(pod.blocking(r)) for r in rho]
+    fig2 = plot.blocking_ratio(rho, a, b, zoom=2.0)
+    assert len(fig2.axes[1].get_lines()[0].get_xdata()) == len(rho)
+    plt.close("all")
+
+
+def test_trajectories_styles_and_their_errors():
+    t = [0.0, 1.0, 2.0]
+    fig = plot.trajectories(t, {"a": [[0.1, 0.2, 0.3], [0.2, 0.3, 0.4]], "b": [0.5, 0.5, 0.5]},
+                            styles={"a": {"color": "C3", "lw": 2.0}, "b": {"ls": "--"}})
+    lines = fig.axes[0].get_lines()
+    assert lines[0].get_linewidth() == 2.0 and lines[1].get_color() == "C3"
+    assert lines[2].get_linestyle() == "--" and lines[2].get_color() == "C1"
+    with pytest.raises(TypeError, match="'c', which is not a series"):
+        plot.trajectories(t, {"a": [0.1, 0.2, 0.3]}, styles={"c": {}})
+    with pytest.raises(TypeError, match=r"styles\['a'\] must be a dict"):
+        plot.trajectories(t, {"a": [0.1, 0.2, 0.3]}, styles={"a": "red"})
+    plt.close("all")
