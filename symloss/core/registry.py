@@ -47,13 +47,11 @@ The mean-field names of the first version (:func:`register_accelerator`, :func:`
 from __future__ import annotations
 
 import collections
-import numbers
+import sys
 import warnings
-from fractions import Fraction
-
-import sympy as sp
 
 from .identity import freeze, state_key
+from .registry_same_system import same_system
 
 __all__ = ["FAMILIES", "FastPath", "declare_family", "register_fast_path", "fast_path_for", "registered_fast_paths",
            "same_system", "definition_identity", "binding", "clear_bindings", "dispatch",
@@ -143,6 +141,11 @@ def register_fast_path(family: str, subject_type, fast_path, *, required=_REQUIR
     >>> fast_path_for("meanfield", PowerOfD(2, 2)).name
     'shooting'
     """
+    _register(family, subject_type, fast_path, required, f"a fast path must have {', '.join(required)}")
+
+
+def _register(family, subject_type, fast_path, required, must_have) -> None:
+    """:func:`register_fast_path` and :func:`register_accelerator`: the checks, then the entry."""
     _check_family(family)
     base = FAMILIES[family]
     if not (isinstance(subject_type, type) and issubclass(subject_type, base)):
@@ -150,7 +153,7 @@ def register_fast_path(family: str, subject_type, fast_path, *, required=_REQUIR
         raise TypeError(f"{what} must be a {base.__name__} subclass, got {subject_type!r}")
     missing = [a for a in required if not hasattr(fast_path, a)]
     if missing:
-        raise TypeError(f"a fast path must have {', '.join(required)}; {type(fast_path).__name__} lacks {missing}")
+        raise TypeError(f"{must_have}; {type(fast_path).__name__} lacks {missing}")
     _REGISTRY[family][subject_type] = fast_path
     clear_bindings(fast_path)
 
@@ -221,96 +224,6 @@ def registered_fast_paths(family: str | None = None) -> dict:
         return {f: dict(r) for f, r in _REGISTRY.items()}
     _check_family(family)
     return dict(_REGISTRY[family])
-
-
-# ------------------------------------------------------------------------------------------------
-# one exact "same system" check
-# ------------------------------------------------------------------------------------------------
-
-def _exact_number(v):
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, numbers.Integral):
-        return Fraction(int(v))
-    if isinstance(v, (Fraction, float)):
-        return Fraction(v)                       # a float as its exact binary value
-    if isinstance(v, sp.Rational):
-        return Fraction(int(v.p), int(v.q))
-    return None
-
-
-def _expr_identical(a, b) -> bool:
-    d = a - b              # both sides expanded: like terms combine when the Add is built
-    if d == 0:
-        return True
-    d = sp.expand(d)
-    if d == 0:
-        return True
-    try:
-        return sp.cancel(sp.together(d)) == 0
-    except (sp.PolynomialError, TypeError, ValueError):
-        return False
-
-
-def same_system(a, b) -> bool:
-    """Whether two pieces of a definition are the same mathematical object, decided exactly.
-
-    SymPy expressions are identical when their difference expands (or, for rational functions,
-    cancels) to zero; matrices, sequences and mappings compare element by element; numbers compare
-    exactly (a float by its binary value, so ``0.1`` is not ``1/10``); objects with a
-    ``_definition_key()`` compare by it; anything else by ``==``. A ``False`` answer means "not
-    proved identical": the caller uses its generic solver, which is always right.
-
-    Parameters
-    ----------
-    a, b : object
-        Expressions, matrices, numbers, sequences, mappings or definitions.
-
-    Returns
-    -------
-    bool
-
-    Examples
-    --------
-    >>> import sympy as sp
-    >>> x = sp.Symbol("x")
-    >>> same_system((x + 1) ** 2, x ** 2 + 2 * x + 1)
-    True
-    >>> same_system([0.1 * x], [x / 10])           # 0.1 is its binary value, not 1/10
-    False
-    """
-    if a is b:
-        return True
-    ka, kb = getattr(a, "_definition_key", None), getattr(b, "_definition_key", None)
-    if callable(ka) and callable(kb):
-        return ka() == kb()
-    na, nb = _exact_number(a), _exact_number(b)
-    if na is not None or nb is not None:
-        if na is not None and nb is not None:
-            return na == nb
-        if isinstance(a, sp.Basic) or isinstance(b, sp.Basic):
-            return _expr_identical(sp.sympify(a), sp.sympify(b)) if not isinstance(a, float) and \
-                not isinstance(b, float) else False
-        return False
-    if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
-        if not (isinstance(a, sp.MatrixBase) and isinstance(b, sp.MatrixBase)) or a.shape != b.shape:
-            return False
-        return all(same_system(u, v) for u, v in zip(a, b))
-    if isinstance(a, sp.Basic) and isinstance(b, sp.Basic):
-        if a.has(sp.Float) or b.has(sp.Float):
-            a, b = _floats_exact(a), _floats_exact(b)
-        return _expr_identical(a, b)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(same_system(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(same_system(u, v) for u, v in zip(a, b))
-    if isinstance(a, sp.Basic) or isinstance(b, sp.Basic):
-        return False
-    return bool(a == b)
-
-
-def _floats_exact(e):
-    return e.xreplace({f: sp.Rational(*Fraction(float(f)).as_integer_ratio()) for f in e.atoms(sp.Float)})
 
 
 # ------------------------------------------------------------------------------------------------
@@ -583,7 +496,9 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
         The warning category when a fast path's answer fails its check, or a shipped type's
         definition was edited (``warn_on_mismatch``).
     stacklevel : int, optional
-        Passed to ``warnings.warn``.
+        Where the warnings are reported (``warnings.warn``) when every frame of the stack lies in
+        symloss; otherwise they are reported at the first frame outside it (the caller of the
+        public entry, however many symloss frames lie between it and this function).
     rejected, mismatch : str, optional
         The texts of the two warnings, formatted with ``subject``, ``name`` (the fast path's) and
         ``reason`` (what ``verify`` or ``applies`` said).
@@ -616,24 +531,36 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
     kwargs = {} if kwargs is None else kwargs
     fp = fast_path_for(family, subject)
     if fp is not None:
-        ok, reason = binding(fp, subject)
-        if ok:
+        bound, reason = binding(fp, subject)
+        template = None
+        if bound:
             answer = fp.solve(subject, *args, **kwargs)
-            vargs = args if verify_args is None else verify_args
-            vkw = kwargs if verify_kwargs is None else verify_kwargs
-            vok, vreason = fp.verify(subject, answer, *vargs, **vkw)
-            if vok:
+            ok, reason = fp.verify(subject, answer, *(args if verify_args is None else verify_args),
+                                   **(kwargs if verify_kwargs is None else verify_kwargs))
+            if ok:
                 return answer, fp
-            text = rejected.format(subject=_dispatch_object(subject), name=fp.name, reason=vreason)
-            if on_reject is not None:
+            template = rejected
+        elif (wm := getattr(fp, "warn_on_mismatch", None)) is not None and wm(subject):
+            template = mismatch
+        if template is not None:
+            text = template.format(subject=_dispatch_object(subject), name=fp.name, reason=reason)
+            if bound and on_reject is not None:
                 raise on_reject(text)
-            warnings.warn(text, warning, stacklevel=stacklevel)
-        else:
-            wm = getattr(fp, "warn_on_mismatch", None)
-            if wm is not None and wm(subject):
-                warnings.warn(mismatch.format(subject=_dispatch_object(subject), name=fp.name, reason=reason),
-                              warning, stacklevel=stacklevel)
+            _warn(text, warning, stacklevel)
     return fallback(subject, *args, **kwargs), None
+
+
+_PACKAGE = __name__.partition(".")[0]
+
+
+def _warn(text, warning, stacklevel) -> None:
+    """``warnings.warn`` reported at the first frame outside the package (the caller of the public entry,
+    however deep the package's own frames below it), or ``stacklevel`` frames above :func:`dispatch`
+    when every frame of the stack is the package's."""
+    frame, level = sys._getframe(1), 2                  # level 2 of warnings.warn here: dispatch
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(text, warning, stacklevel=level if frame is not None else stacklevel + 1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -677,13 +604,8 @@ def register_accelerator(model_class, accelerator) -> None:
     """
     if "meanfield" not in FAMILIES:
         raise RuntimeError("the meanfield family is not declared (import symloss.core.model first)")
-    if not (isinstance(model_class, type) and issubclass(model_class, FAMILIES["meanfield"])):
-        raise TypeError(f"model_class must be a MeanFieldModel subclass, got {model_class!r}")
-    missing = [a for a in _MEANFIELD_REQUIRED if not hasattr(accelerator, a)]
-    if missing:
-        raise TypeError(f"accelerator must have name, applies, solve, verify and warn_on_mismatch; "
-                        f"{type(accelerator).__name__} lacks {missing}")
-    register_fast_path("meanfield", model_class, accelerator, required=_MEANFIELD_REQUIRED)
+    _register("meanfield", model_class, accelerator, _MEANFIELD_REQUIRED,
+              "accelerator must have name, applies, solve, verify and warn_on_mismatch")
 
 
 def accelerator_for(model):

@@ -1,0 +1,428 @@
+r"""The pieces of a piecewise-smooth definition: the switching surfaces (:func:`switching_functions`),
+the reducer that replaces every non-smooth atom by its branch on a face, and :class:`PieceSystem`, the
+smooth square system of one piece (:func:`_build_piece`), with the exact rational helpers. The method
+is described in :mod:`symloss.core.piecewise`, which re-exports every name.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import sympy as sp
+
+from .definition import RHO
+from .printers import arb_lambdify, numpy_lambdify
+
+#: the SymPy heads of a piecewise-smooth rate
+NONSMOOTH_FUNCTIONS = (sp.Heaviside, sp.Min, sp.Max, sp.Abs, sp.sign, sp.Piecewise)
+
+
+# ==================================================================================================
+# the switching surfaces of a definition
+# ==================================================================================================
+
+def _relationals(cond):
+    return [a for a in sp.preorder_traversal(cond) if isinstance(a, sp.core.relational.Relational)]
+
+
+def _atom_switches(atom) -> list:
+    """The switching functions of one non-smooth atom (expressions whose sign decides its branch)."""
+    if isinstance(atom, (sp.Heaviside, sp.sign, sp.Abs)):
+        return [atom.args[0]]
+    if isinstance(atom, (sp.Min, sp.Max)):
+        a = atom.args
+        return [a[j] - a[i] for i in range(len(a)) for j in range(i + 1, len(a))]
+    if isinstance(atom, sp.Piecewise):
+        return [r.lhs - r.rhs for _e, c in atom.args for r in _relationals(c)]
+    return []
+
+
+def _orient(s):
+    """``(key expression, +1/-1)``: a canonical orientation of the surface ``s = 0``."""
+    s = sp.expand(s)
+    t = sp.expand(-s)
+    return (s, 1) if sp.default_sort_key(s) <= sp.default_sort_key(t) else (t, -1)
+
+
+def switching_functions(exprs, variables) -> tuple:
+    """The switching surfaces of piecewise-smooth expressions: the canonical (oriented, expanded)
+    functions ``s`` whose sign decides a branch, that depend on the state.
+
+    Parameters
+    ----------
+    exprs : sequence of sympy.Expr
+        Rates, drift rows, a blocking.
+    variables : sequence of sympy.Symbol
+        The state variables.
+
+    Returns
+    -------
+    tuple of sympy.Expr
+        Sorted, without repetitions (``s`` and ``-s`` are one surface).
+
+    Examples
+    --------
+    >>> import sympy as sp
+    >>> u1, u2 = sp.symbols("u1 u2")
+    >>> switching_functions([sp.Heaviside(u1 - 1, 1) * (1 - sp.Heaviside(u2 - 1, 1))], [u1, u2])
+    (1 - u1, 1 - u2)
+    """
+    V = set(variables)
+    out = set()
+    for e in exprs:
+        if not isinstance(e, sp.Basic):
+            continue
+        for atom in e.atoms(*NONSMOOTH_FUNCTIONS):
+            for s in _atom_switches(atom):
+                if sp.sympify(s).free_symbols & V:
+                    out.add(_orient(s)[0])
+    return tuple(sorted(out, key=sp.default_sort_key))
+
+
+# ==================================================================================================
+# the reduction of a definition to one piece
+# ==================================================================================================
+
+class _Mismatch(Exception):
+    """A stored piece does not decide a branch (re-check) or the float point sits on a surface."""
+
+
+class _Split(Exception):
+    def __init__(self, key):
+        super().__init__(str(key))
+        self.key = key
+
+
+def _point_theta(atom, key):
+    """The weight of the side ``key > 0`` that gives ``atom`` its own value on the surface."""
+    if isinstance(atom, (sp.Heaviside, sp.sign)):
+        o = _orient(atom.args[0])[1]
+        h0 = atom.args[1] if isinstance(atom, sp.Heaviside) and len(atom.args) > 1 else sp.Rational(1, 2)
+        return sp.sympify(h0) if o == 1 else 1 - sp.sympify(h0)
+    if isinstance(atom, sp.Piecewise):
+        for _e, c in atom.args:
+            for r in _relationals(c):
+                k, o = _orient(r.lhs - r.rhs)
+                if k == key:
+                    t = bool(r.func(sp.Integer(0), 0))
+                    side = (-1 if t else 1) if isinstance(r, (sp.StrictLessThan, sp.LessThan)) else (1 if t else -1)
+                    return sp.Integer(1 if side * o > 0 else 0)
+    return sp.Integer(1)
+
+
+class _Reducer:
+    """Replaces every non-smooth atom by its branch on a face.
+
+    ``face`` maps variables to exact values; ``point`` (search) maps every variable to a float (the
+    signs of the surfaces not through the point are read there and recorded in ``signs``), else the
+    signs are looked up in ``signs`` (re-check). ``theta`` maps the key (``str``) of each surface
+    through the point to a fixed exact value or a free symbol; unknown surfaces get ``theta_default``
+    (a callable of the key expression) in search mode."""
+
+    def __init__(self, face, rho, *, point=None, signs=None, theta=None, theta_default=None):
+        self.face = dict(face)
+        self.rho = rho                       # exact Fraction
+        self.point = point
+        self.signs = {} if signs is None else dict(signs)
+        self.theta = {} if theta is None else dict(theta)
+        self.theta_default = theta_default
+        self.forced: dict = {}
+        self.through: dict = {}              # key str -> key expression of the surfaces through the point
+        self.used_signs: dict = {}
+        self.rho_decisions: dict = {}
+        self.touched: dict = {}              # surface key str -> rows whose reduction uses its weight
+        self.row = None
+        self.rho_sub = {RHO: sp.Rational(rho.numerator, rho.denominator)}
+
+    # -- signs ------------------------------------------------------------------------------------
+    def _face(self, s):
+        return sp.expand(sp.sympify(s).xreplace(self.face))
+
+    def sign(self, s):
+        """+1 / -1 / 0 of a switching function on the face (0: through the point, handled by callers)."""
+        sf = self._face(s)
+        if sf.is_number:
+            return int(sp.sign(sf))
+        if not (sf.free_symbols - {RHO}):         # a function of the load only: decided exactly
+            v = int(sp.sign(sf.xreplace(self.rho_sub)))
+            self.rho_decisions[str(sf)] = (sf, v)
+            return v
+        key = str(sf)
+        if key in self.signs:
+            sg = self.signs[key]
+        elif self.point is not None:
+            v = float(sf.xreplace(self.point).xreplace({RHO: float(self.rho)}))
+            if not math.isfinite(v) or v == 0.0:
+                raise _Mismatch(f"the float point lies on the surface {sf} = 0")
+            sg = 1 if v > 0 else -1
+        else:
+            raise _Mismatch(f"the certificate does not decide the sign of {sf}")
+        self.used_signs[key] = (sf, sg)
+        return sg
+
+    def surface(self, s):
+        """``(key, orientation)`` of a surface through the point, or None."""
+        sf = self._face(s)
+        if not (sf == 0 and sp.sympify(s).free_symbols - {RHO}):
+            return None
+        key, o = _orient(s)
+        self.through[str(key)] = key
+        return key, o
+
+    def theta_of(self, key, atom=None):
+        k = str(key)
+        self.touched.setdefault(k, set()).add(self.row)
+        if k not in self.theta:
+            if self.theta_default is None:
+                raise _Mismatch(f"the certificate has no weight for the surface {key} = 0")
+            self.theta[k] = _point_theta(atom, key)
+        return self.theta[k]
+
+    # -- reduction --------------------------------------------------------------------------------
+    def reduce(self, e):
+        if not isinstance(e, sp.Basic):
+            return e
+        if not e.has(*NONSMOOTH_FUNCTIONS):
+            return e.xreplace(self.face)
+        if isinstance(e, NONSMOOTH_FUNCTIONS):
+            return self._atom(e)
+        return e.func(*[self.reduce(a) for a in e.args])
+
+    def _split(self, key, atom):
+        th = self.theta_of(key, atom)
+        k = str(key)
+        vals = []
+        for side in (1, -1):
+            if (side == 1 and th == 0) or (side == -1 and th == 1):
+                vals.append(sp.Integer(0))
+                continue
+            self.forced[k] = side
+            try:
+                vals.append(self._atom(atom))
+            finally:
+                del self.forced[k]
+        return th * vals[0] + (1 - th) * vals[1]
+
+    def _side(self, s):
+        """The sign of ``s`` on a forced side of a surface through the point, or None."""
+        ko = self.surface(s)
+        if ko is None:
+            return None
+        key, o = ko
+        k = str(key)
+        if k in self.forced:
+            return self.forced[k] * o
+        raise _Split(key)
+
+    def _atom(self, atom):
+        try:
+            return self._atom_inner(atom)
+        except _Split as sp_:
+            return self._split(sp_.key, atom)
+
+    def _atom_inner(self, atom):
+        if isinstance(atom, (sp.Heaviside, sp.sign)):
+            s = atom.args[0]
+            side = self._side(s)
+            sg = side if side is not None else self.sign(s)
+            if sg == 0:                      # a function of the load only, exactly 0: the value at 0
+                return atom.args[1] if isinstance(atom, sp.Heaviside) and len(atom.args) > 1 else (
+                    sp.Rational(1, 2) if isinstance(atom, sp.Heaviside) else sp.Integer(0))
+            if isinstance(atom, sp.Heaviside):
+                return sp.Integer(1 if sg > 0 else 0)
+            return sp.Integer(sg)
+        if isinstance(atom, sp.Abs):
+            a = self.reduce(atom.args[0])
+            sf = self._face(atom.args[0])
+            if sf == 0:
+                return sp.Integer(0)
+            return a if self.sign(atom.args[0]) >= 0 else -a
+        if isinstance(atom, (sp.Min, sp.Max)):
+            args = list(atom.args)
+            want = 1 if isinstance(atom, sp.Min) else -1     # Min: the others minus it are > 0
+            order = list(range(len(args)))
+            if self.point is not None:
+                vals = []
+                for a in args:
+                    af = self._face(a)
+                    try:
+                        vals.append(float(af.xreplace(self.point).xreplace({RHO: float(self.rho)})))
+                    except TypeError:
+                        vals.append(math.nan)
+                order.sort(key=lambda i: want * vals[i] if math.isfinite(vals[i]) else math.inf)
+            for i in order:
+                ok = True
+                for j in range(len(args)):
+                    if j == i:
+                        continue
+                    d = args[j] - args[i]
+                    if self._face(d) == 0:
+                        continue
+                    key = str(self._face(d))
+                    if self.point is None and key not in self.signs and (self._face(d).free_symbols - {RHO}):
+                        ok = False
+                        break
+                    if self.sign(d) * want <= 0 and self.sign(d) != 0:
+                        ok = False
+                        break
+                if ok:
+                    return self.reduce(args[i])
+            raise _Mismatch(f"no argument of {atom} is certainly the {'least' if want > 0 else 'largest'}")
+        if isinstance(atom, sp.Piecewise):
+            for e, c in atom.args:
+                if c is sp.true:
+                    return self.reduce(e)
+                rep = {}
+                for r in _relationals(c):
+                    s = r.lhs - r.rhs
+                    side = self._side(s)
+                    sg = side if side is not None else self.sign(s)
+                    if sg == 0:
+                        truth = bool(r.func(sp.Integer(0), 0))
+                    else:
+                        truth = (sg < 0) if isinstance(r, (sp.StrictLessThan, sp.LessThan)) else (sg > 0)
+                    rep[r] = sp.true if truth else sp.false
+                if c.xreplace(rep) is sp.true:
+                    return self.reduce(e)
+            raise _Mismatch(f"no branch of {atom} holds")      # pragma: no cover - the default branch holds
+        raise _Mismatch(f"cannot reduce {atom}")               # pragma: no cover
+
+
+# ==================================================================================================
+# the square system of one piece
+# ==================================================================================================
+
+def _q(v) -> sp.Rational:
+    v = Fraction(v)
+    return sp.Rational(v.numerator, v.denominator)
+
+
+def _qstr(v) -> str:
+    v = sp.Rational(v)
+    return f"{v.p}/{v.q}"
+
+
+def _parse_q(s: str) -> sp.Rational:
+    p, q = s.split("/")
+    return sp.Rational(int(p), int(q))
+
+
+@dataclass
+class PieceSystem:
+    """One piece of a piecewise-smooth definition on a face: the smooth square system whose zero is
+    a Filippov equilibrium (see the module docstring).
+
+    Attributes
+    ----------
+    face : dict
+        ``{variable: exact value}`` of the fixed coordinates.
+    theta : dict
+        ``{surface key: exact value or free symbol}`` of the surfaces through the point.
+    signs : dict
+        ``{switching function on the face (str): +1 or -1}``: the branch decisions.
+    unknowns : list
+        The free coordinates and the free weights (SymPy symbols).
+    rows : list
+        The equations (SymPy, in the unknowns and ``rho``).
+    vanishing : list of int
+        The drift rows identically zero on the piece (proved by SymPy).
+    dropped : list of int
+        Drift rows left out because an invariant implies them.
+    blocking : sympy.Expr
+        The blocking on the piece.
+    sign_exprs : dict
+        ``{key: (expression, sign)}`` of the branch decisions.
+    """
+    face: dict
+    theta: dict
+    signs: dict
+    unknowns: list
+    rows: list
+    vanishing: list
+    dropped: list
+    blocking: object
+    sign_exprs: dict
+    free_vars: list = field(default_factory=list)
+    free_theta: list = field(default_factory=list)
+    rho_decisions: dict = field(default_factory=dict)
+    _compiled: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def square(self) -> bool:
+        """Whether there are as many equations as unknowns."""
+        return len(self.rows) == len(self.unknowns)
+
+    def compiled(self):
+        """Float and ball evaluators of the rows, their Jacobian and the blocking (lambdified once).
+
+        Returns
+        -------
+        dict
+            ``G_np``, ``J_np`` (numpy), ``G_arb``, ``J_arb``, ``Jr_arb``, ``B_arb``, ``S_arb`` (the
+            branch-decision functions; python-flint ``arb``) and ``linear`` (bool).
+        """
+        if not self._compiled:
+            args = list(self.unknowns) + [RHO]
+            J = [[sp.diff(r, z) for z in self.unknowns] for r in self.rows]
+            Jr = [sp.diff(r, RHO) for r in self.rows]
+            sig = [e for e, _s in self.sign_exprs.values()]
+            self._compiled.update(
+                G_np=numpy_lambdify(args, self.rows), J_np=numpy_lambdify(args, J),
+                G_arb=arb_lambdify(args, self.rows), J_arb=arb_lambdify(args, J), Jr_arb=arb_lambdify(args, Jr),
+                B_arb=arb_lambdify(args, self.blocking), S_arb=arb_lambdify(args, sig),
+                linear=all(sp.Poly(r, *self.unknowns).total_degree() <= 1 for r in self.rows)
+                if self.unknowns else True)
+        return self._compiled
+
+
+def _theta_symbol(i: int):
+    return sp.Symbol(f"theta_{i}", real=True)
+
+
+def _build_piece(model, rho, face, theta_spec, *, point=None, signs=None):
+    """The :class:`PieceSystem` of ``model`` on ``face`` with the weights ``theta_spec``
+    (``{key str: 'free' | exact}``; unknown surfaces at their point value in search mode)."""
+    V = list(model.variables)
+    free_keys = sorted(k for k, v in theta_spec.items() if v == "free")
+    theta = {}
+    for k, v in theta_spec.items():
+        theta[k] = _theta_symbol(free_keys.index(k)) if v == "free" else sp.sympify(v)
+
+    def default(key):
+        return sp.Integer(1)          # the + side (Heaviside(s, 1) convention for s = key)
+    red = _Reducer(face, rho, point=point, signs=signs, theta=theta, theta_default=default if point is not None else None)
+    drift = []
+    for i, e in enumerate(model._drift):
+        red.row = i
+        drift.append(red.reduce(e))
+    red.row = "blocking"
+    blocking = red.reduce(model._blocking)
+    drift = [sp.expand(e) for e in drift]
+    free = [v for v in V if v not in face]
+    ftheta = [theta[k] for k in free_keys]
+    unknowns = free + ftheta
+    vanishing = [i for i, e in enumerate(drift) if e == 0]
+    rows_idx = [i for i, e in enumerate(drift) if e != 0]
+    inv_rows = []
+    for cc, val in model._invariants:
+        e = sp.expand(sp.Add(*[c * v for c, v in zip(cc, V) if c != 0]).xreplace(face) - val)
+        if e.is_number:
+            if e != 0:
+                raise _Mismatch(f"the face {face} violates the invariant {cc} . x = {val}")
+            continue
+        inv_rows.append(e)
+    dropped = []
+    for cc, _val in model._invariants:
+        cand = [i for i in rows_idx if cc[i] != 0 and i not in dropped]
+        if cand:
+            dropped.append(cand[-1])          # refined by _choose_dropped with the float point
+    rows = [drift[i] for i in rows_idx if i not in dropped] + inv_rows
+    unused = set(str(t) for t in ftheta) - set(str(s) for r in rows for s in r.free_symbols)
+    if unused:
+        raise _Mismatch(f"the free weights {sorted(unused)} appear in no equation")
+    spec_signs = {k: sg for k, (e, sg) in red.used_signs.items()}
+    theta_out = {k: ("free" if theta_spec.get(k) == "free" else _qstr(v)) for k, v in red.theta.items()}
+    return PieceSystem(dict(face), theta_out, spec_signs, unknowns, rows, vanishing,
+                       dropped, blocking, dict(red.used_signs), free, ftheta, dict(red.rho_decisions)), \
+        red, drift, rows_idx, inv_rows
