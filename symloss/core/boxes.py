@@ -1,6 +1,7 @@
 r"""Enclosures over load intervals with derivative enclosures (:func:`enclose_interval`), point boxes
-(:func:`point_box`), the re-check of stored boxes and tubes (:func:`verify_box`, :func:`verify_tube`) and the
-row selection they use (:func:`check_selection`). Re-exported by :mod:`symloss.core.certify`.
+(:func:`point_box`), the re-check of stored boxes and tubes (:func:`verify_box`, :func:`verify_tube`), the
+row selection they use (:func:`check_selection`) and the one way a box is stored as exact strings and read
+back (:func:`box_to_strings`, :func:`box_from_strings`). Re-exported by :mod:`symloss.core.certify`.
 """
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import math
 
 from flint import arb, arb_mat
 
-from .certified_results import IntervalEnclosure, _load_ball
+from .certified_results import IntervalEnclosure, _load_ball, parse_exact
 from .float_start import start_point
 from .krawczyk import _float_inverse, _krawczyk, _newton_arb
 from .precision import (
@@ -18,8 +19,58 @@ from .precision import (
     to_arb,
 )
 
-__all__ = ["check_selection", "point_box", "verify_box", "grad_log_blocking_arb", "box_derivative", "verify_tube",
+__all__ = ["box_from_strings", "box_to_strings", "check_selection", "exact_dyadic", "point_box", "verify_box", "grad_log_blocking_arb", "box_derivative", "verify_tube",
            "enclose_interval"]
+
+
+def exact_dyadic(x: arb) -> str:
+    """The midpoint of ``x`` as an exact dyadic string ``"m*2^e"`` (read back by
+    :func:`~symloss.core.certified_results.parse_exact`)."""
+    man, exp = arb(x).mid().man_exp()
+    return f"{int(man)}*2^{int(exp)}"
+
+
+def box_to_strings(box) -> dict:
+    """A Krawczyk box as JSON data: ``{"center": [...], "delta": [...]}``, the midpoints and radii of
+    its balls as exact dyadic strings (:func:`exact_dyadic`); :func:`box_from_strings` reads it back.
+
+    Parameters
+    ----------
+    box : sequence of arb
+        The box.
+
+    Returns
+    -------
+    dict
+    """
+    return {"center": [exact_dyadic(b.mid()) for b in box], "delta": [exact_dyadic(b.rad()) for b in box]}
+
+
+def box_from_strings(center, delta, prec: int) -> list:
+    """The box stored by :func:`box_to_strings`, rebuilt exactly: the balls are made at a precision
+    that holds every stored centre (which may carry more bits than ``prec``), so nothing is rounded.
+
+    Parameters
+    ----------
+    center, delta : sequence of str
+        The exact dyadic strings of the centres and radii.
+    prec : int
+        The working precision of the check (bits); the balls are built at ``max(prec, bits needed)``.
+
+    Returns
+    -------
+    list of arb
+
+    Raises
+    ------
+    ValueError
+        If the two lists differ in length or a string is not an exact number.
+    """
+    if len(center) != len(delta):
+        raise ValueError(f"a stored box needs one radius per centre, got {len(center)} and {len(delta)}")
+    bits = max((int(c.split("*2^")[0]).bit_length() for c in center), default=0) + 16
+    with flint_prec(max(int(prec), bits)):
+        return [arb(parse_exact(c), parse_exact(dl)) for c, dl in zip(center, delta)]
 
 
 def check_selection(model, sel) -> list:

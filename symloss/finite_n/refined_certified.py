@@ -33,12 +33,11 @@ import numpy as np
 from flint import acb_mat, arb
 
 from .._version import __version__
-from ..core.boxes import check_selection, point_box, verify_box
+from ..core.boxes import box_from_strings, box_to_strings, check_selection, exact_dyadic, point_box, verify_box
 from ..core.certified_results import parse_exact
 from ..core.precision import PrecisionError, arb_to_mpf, flint_prec
 from ..core.real_numbers import exact_real
 from ..core.validation import check_int
-from ..meanfield.ball_samples import _exact_dyadic
 from ..meanfield.ball_text import parse_q, q_arb, q_str
 from .refined_moments import _first_order_pieces, _first_order_V, _lyapunov_enclosure
 from .refined_tables import _tables
@@ -228,14 +227,13 @@ def certified_refined_V(model, rho, *, prec: int = 192, digits: int = 30) -> Cer
                 V, top = _v_ball(model, box, rho_q)
                 # the re-check rebuilds the box from its exact strings; leave it a margin for rounding
                 V = V + arb(0, V.rad() * arb(2) ** -20 + abs(V) * arb(2) ** (-(p - 24)))
-                ends = [_exact_dyadic(V.lower()), _exact_dyadic(V.upper())]
+                ends = [exact_dyadic(V.lower()), exact_dyadic(V.upper())]
                 got, accuracy = _digits(_fraction(ends[0]), _fraction(ends[1]))
                 text = V.str(max(got, 1), radius=False) if accuracy == "relative" else V.str(3)
                 mid = arb_to_mpf(V.mid())
             if got >= digits:
                 cert = {"kind": "refined-V", "rho": q_str(rho_q), "prec": p, "fingerprint": model.fingerprint(),
-                        "symloss_version": __version__, "center": [_exact_dyadic(b.mid()) for b in box],
-                        "delta": [_exact_dyadic(b.rad()) for b in box], "sel": list(sel), "V": ends, "V_text": text,
+                        "symloss_version": __version__, **box_to_strings(box), "sel": list(sel), "V": ends, "V_text": text,
                         "eigen_bound": top.upper().str(8, radius=False), "digits": got, "accuracy": accuracy}
                 return CertifiedRefinedV(model=repr(model), rho=rho_q, V_lo=_fraction(ends[0]),
                                          V_hi=_fraction(ends[1]), V=mid, digits=got, accuracy=accuracy,
@@ -295,9 +293,7 @@ def verify_refined_V(certificate: dict, model) -> tuple:
     lo, hi = _fraction(certificate["V"][0]), _fraction(certificate["V"][1])
     if not lo <= hi:
         raise ValueError("the stored V bracket is empty")
-    bits = max(int(c.split("*2^")[0]).bit_length() for c in certificate["center"]) + 16
-    with flint_prec(max(prec, bits)):
-        box = [arb(parse_exact(c), parse_exact(dl)) for c, dl in zip(certificate["center"], certificate["delta"])]
+    box = box_from_strings(certificate["center"], certificate["delta"], prec)
     verify_box(model, box, check_selection(model, certificate["sel"]), rho, prec=prec)
     with flint_prec(prec):
         try:

@@ -10,7 +10,8 @@ from fractions import Fraction
 from flint import arb, arb_series, fmpq
 
 from .._version import __version__
-from ..core.certify import check_selection, parse_exact, point_box, verify_box
+from ..core.boxes import box_from_strings, box_to_strings
+from ..core.certify import check_selection, point_box, verify_box
 from ..core.precision import flint_prec
 from .accel_base import BindingError
 from .accel_power import POWER, power_binding
@@ -212,16 +213,9 @@ def point_certificate(model, rho, *, prec: int = 160, dps: int = 30) -> dict:
         # the re-check rebuilds the box from its exact strings and evaluates again: its ball may differ
         # from this one by rounding (radii are 30-bit magnitudes): store a bracket with that margin
         L = L + arb(0, L.rad() * arb(2) ** -20 + arb(2) ** (-(prec - 24)) * (1 + abs(L)))
-    rec.update({"kind": "krawczyk-box", "center": [_exact_dyadic(arb(b.mid())) for b in box],
-                "delta": [_exact_dyadic(arb(b.rad())) for b in box], "sel": list(sel),
+    rec.update({"kind": "krawczyk-box", **box_to_strings(box), "sel": list(sel),
                 "log_blocking": [dec_down(L, digits), dec_up(L, digits)]})
     return rec
-
-
-
-def _exact_dyadic(x: arb) -> str:
-    man, exp = x.mid().man_exp()
-    return f"{int(man)}*2^{int(exp)}"
 
 
 def verify_point_certificate(rec: dict, model):
@@ -280,10 +274,7 @@ def verify_point_certificate(rec: dict, model):
                 raise ValueError(f"the stored bracket does not bracket the power-of-d fixed point at rho = {rho}")
             L = (d * q_arb(t0)).union(d * q_arb(t1))
         elif kind == "krawczyk-box":
-            # the stored centres may carry more bits than the working precision: build the balls exactly
-            bits = max(int(c.split("*2^")[0]).bit_length() for c in rec["center"]) + 16
-            with flint_prec(max(prec, bits)):
-                box = [arb(parse_exact(c), parse_exact(dl)) for c, dl in zip(rec["center"], rec["delta"])]
+            box = box_from_strings(rec["center"], rec["delta"], prec)   # exactly, whatever the stored bits
             verify_box(model, box, check_selection(model, rec["sel"]), rho, prec=prec)
             L = model.compiled.log_blocking_arb(box, r.log())
         else:
