@@ -8,7 +8,6 @@ works instead of checking its input is stopped there (SIGXCPU) and reported as n
 probes do not starve the others on a small machine.
 """
 import os
-import re
 import resource
 import signal
 import subprocess
@@ -18,7 +17,7 @@ import time
 
 import pytest
 
-_PROGRESS_LINE = re.compile(r" \d+/\d+ \(\d+ %\) ")
+from symloss.core.cli_progress import PROGRESS_LINE_PATTERN
 
 # wall seconds for all isolated probes: below the 120 s pytest-timeout of the tests that use them, so a
 # probe that does not end is reported as not finished (a test failure) instead of an error at setup
@@ -106,8 +105,8 @@ class Outcome:
     @property
     def stderr_lines(self) -> list:
         """The stderr lines that are not progress lines (off a terminal, a long command prints plain
-        progress lines ``label i/n (p %) ...`` on stderr: symloss.core.cli_grammar.ProgressLines)."""
-        return [x for x in self.err.strip().splitlines() if x.strip() and not _PROGRESS_LINE.search(x)]
+        progress lines ``label i/n (p %) ...`` on stderr: symloss.core.cli_progress.ProgressLines)."""
+        return [x for x in self.err.strip().splitlines() if x.strip() and not PROGRESS_LINE_PATTERN.search(x)]
 
     def __repr__(self):
         return (f"Outcome(rc={self.rc}, {self.seconds:.1f}s, out={self.last_line[:200]!r}, "

@@ -14,6 +14,7 @@ import pytest
 
 from symloss.cli import build_parser, main
 from symloss.core import cli_grammar as g
+from symloss.core import cli_progress
 
 
 def run(capsys, *argv):
@@ -90,7 +91,7 @@ def test_every_long_command_has_no_progress():
 
 def test_plain_lines_in_process(capsys, monkeypatch):
     monkeypatch.setenv("SYMLOSS_PROGRESS", "lines")
-    monkeypatch.setattr(g, "PROGRESS_QUIET", 0.0)
+    monkeypatch.setattr(cli_progress, "PROGRESS_QUIET", 0.0)   # where ProgressLines reads it
     code, out, err = run(capsys, "table", "--C", "1:2", "--d", "2", "--dt", "3", "--dps", "10")
     assert code == 0 and out.splitlines()[0].split() == ["C", "d", "dt", "threshold", "seconds"]
     assert "\r" not in err and "thresholds 1/2 (50 %)" in err and "ETA" in err
