@@ -25,7 +25,17 @@ __all__ = ["box_from_strings", "box_to_strings", "check_selection", "exact_dyadi
 
 def exact_dyadic(x: arb) -> str:
     """The midpoint of ``x`` as an exact dyadic string ``"m*2^e"`` (read back by
-    :func:`~symloss.core.certified_results.parse_exact`)."""
+    :func:`~symloss.core.certified_results.parse_exact`).
+
+    Parameters
+    ----------
+    x : arb
+        A ball (its midpoint is written; a radius is written by passing ``arb(x.rad())``).
+
+    Returns
+    -------
+    str
+    """
     man, exp = arb(x).mid().man_exp()
     return f"{int(man)}*2^{int(exp)}"
 

@@ -256,12 +256,8 @@ class AsymptoticLaw:
 
         Parameters
         ----------
-        n : int, optional
-            The other queue's occupancy.
-        total : int, optional
-            The total ``m + n``.
-        of : {"queue", "min"}
-            The conditioned quantity (``"min"`` only with ``total``).
+        n, total, of : int, int, {"queue", "min"}
+            As in :meth:`~symloss.twoqueue.jsq.TwoQueueDistribution.conditional` (all optional).
 
         Returns
         -------

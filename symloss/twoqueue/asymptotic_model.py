@@ -104,10 +104,8 @@ def asymptotic_expr(model, quantity: str, reg: str, order: int):
 
     Parameters
     ----------
-    model : TwoQueueJSQ
-        A model the derivations apply to (:func:`check_derivable`).
-    quantity, reg, order : str, str, {0, 1}
-        One of :data:`EXPR_QUANTITIES`, the regime and the order (validated by the method).
+    model, quantity, reg, order : TwoQueueJSQ, str, str, {0, 1}
+        As in :func:`asymptotic`, ``quantity`` one of :data:`EXPR_QUANTITIES`.
 
     Returns
     -------

@@ -413,8 +413,7 @@ class TwoQueueJSQ(ClearsCachesOnAssignment):
 
         References
         ----------
-        .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
-           Applied Mathematics 120(2), 129-212 (2008).
+        Yao and Knessl (2008), cited in full in the References of :class:`TwoQueueJSQ`.
 
         Examples
         --------

@@ -319,14 +319,8 @@ def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = Non
 
     Parameters
     ----------
-    N : int
-        Servers per station.
-    rho : float
-        The load.
-    level : numpy.ndarray
-        :math:`\pi_K`, ``K = 0..2N``.
-    J : int, optional
-        Corner levels.
+    N, rho, level, J : int, float, numpy.ndarray, int or None
+        As in :func:`diagonal_composite`.
 
     Returns
     -------
