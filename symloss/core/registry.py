@@ -55,7 +55,7 @@ from .registry_same_system import same_system
 
 __all__ = ["FAMILIES", "FastPath", "declare_family", "register_fast_path", "fast_path_for", "registered_fast_paths",
            "same_system", "definition_identity", "binding", "clear_bindings", "dispatch",
-           "register_accelerator", "accelerator_for", "registered_accelerators"]
+           "register_accelerator", "accelerator_for", "registered_accelerators", "warn_outside_package"]
 
 #: family name -> the base type its subjects must have (declared by the family's definition module).
 FAMILIES: dict = {}
@@ -553,14 +553,37 @@ def dispatch(family: str, subject, fallback, *, args=(), kwargs=None, verify_arg
 _PACKAGE = __name__.partition(".")[0]
 
 
-def _warn(text, warning, stacklevel) -> None:
-    """``warnings.warn`` reported at the first frame outside the package (the caller of the public entry,
-    however deep the package's own frames below it), or ``stacklevel`` frames above :func:`dispatch`
-    when every frame of the stack is the package's."""
-    frame, level = sys._getframe(1), 2                  # level 2 of warnings.warn here: dispatch
+def warn_outside_package(text, warning, stacklevel: int = 2) -> None:
+    """``warnings.warn`` reported at the first frame outside the package: the user's call of the public
+    entry, however deep the package's own frames below it (a fixed ``stacklevel`` would be right for one
+    call path only).
+
+    Parameters
+    ----------
+    text : str
+        The message.
+    warning : type
+        The warning category.
+    stacklevel : int, optional
+        Used only when every frame of the stack is the package's (frames above the caller of this
+        function).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as w:
+    ...     warnings.simplefilter("always")
+    ...     warn_outside_package("a note", UserWarning)
+    >>> w[0].filename.endswith("registry.py")          # reported at the caller, not here
+    False
+    """
+    frame, level = sys._getframe(1), 2                  # level 2 of warnings.warn here: our caller
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == _PACKAGE:
         frame, level = frame.f_back, level + 1
     warnings.warn(text, warning, stacklevel=level if frame is not None else stacklevel + 1)
+
+
+_warn = warn_outside_package
 
 
 # ------------------------------------------------------------------------------------------------

@@ -3,11 +3,11 @@ over independent units (replications or batch means) and the checks of the run l
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.registry import warn_outside_package
 from ..core.results import ResultMixin
 from ..core.stats import ZeroObservationsWarning, proportion_interval
 
@@ -219,13 +219,13 @@ def _intervals(rep_sum, rep_arr, rep_lost, rep_time, rep_area, batches, replicat
     what = method if method == "replications" else "batches"
     lost_kind = lost_kind if lost_observed else None
     for name, k, interval in (("blocking", kind, ci), ("lost fraction", lost_kind, lost_ci)):
-        if k is not None:       # one warning: the blocking's, else the lost fraction's
-            warnings.warn(f"{name}: {'no loss' if k == 'none observed' else 'only losses'} observed in any of the "
-                          f"{units} {what} (estimate {'0' if k == 'none observed' else '1'} in each); the 95% "
-                          f"interval is the one-sided exact (Clopper-Pearson) bound ({interval[0]:.4g}, "
-                          f"{interval[1]:.4g}) over these {units} independent units, not a Student-t interval; "
-                          "run longer (or at a higher load) for a two-sided interval",
-                          ZeroObservationsWarning, stacklevel=4)
+        if k is not None:       # one warning: the blocking's, else the lost fraction's; at the caller's line
+            warn_outside_package(f"{name}: {'no loss' if k == 'none observed' else 'only losses'} observed in any of the "
+                  f"{units} {what} (estimate {'0' if k == 'none observed' else '1'} in each); the 95% "
+                  f"interval is the one-sided exact (Clopper-Pearson) bound ({interval[0]:.4g}, "
+                  f"{interval[1]:.4g}) over these {units} independent units, not a Student-t interval; "
+                  "run longer (or at a higher load) for a two-sided interval",
+                  ZeroObservationsWarning, 3)
             break
     one_sided = kind if kind is not None else lost_kind
     return method, est, ci, se, lost_ci, occ_ci, one_sided

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import time
-import warnings
 
 import numpy as np
 import sympy as sp
@@ -29,7 +28,7 @@ import sympy as sp
 from ..core.certify import DefinitionMismatchWarning
 from ..core.model import RHO
 from ..core.random import spawn
-from ..core.registry import FastPath, dispatch, register_fast_path, same_system
+from ..core.registry import FastPath, dispatch, register_fast_path, same_system, warn_outside_package
 from ..core.stats import truncated_poisson_weights
 from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
 from .chain import NSYM, finite_n_chain, finite_n_key
@@ -306,9 +305,11 @@ def server_level_policy(model, N: int, sampling: str):
 
 
 def _mismatch_warning(model, policy):
-    warnings.warn(f"{model!r}: the finite-N definition differs from the {policy!r} chain the server-level "
-                  "kernel simulates; using the count-level kernel generated from the definition",
-                  DefinitionMismatchWarning, stacklevel=4)
+    # reported at the caller's line (the first frame outside symloss), however it reached this check:
+    # server_level_policy called directly, or through simulate
+    warn_outside_package(f"{model!r}: the finite-N definition differs from the {policy!r} chain the server-level "
+          "kernel simulates; using the count-level kernel generated from the definition",
+          DefinitionMismatchWarning, 3)
 
 
 _REJECTED = ("{subject!r}: the server-level kernel's answer does not satisfy the definition's finite-N chain "
@@ -327,7 +328,7 @@ def _simulate_server(model, fast, N, rho_f, events, warmup, replications, ss, sa
     simulated so far (the kernel runs in ranges; the numbers are those of one call)."""
     res, _ = dispatch("finite_n", (model, N, sampling), _count_fallback,
                       args=(rho_f, events, warmup, replications, ss), kwargs={"progress": progress},
-                      verify_kwargs={}, warning=DefinitionMismatchWarning, stacklevel=4, rejected=_REJECTED)
+                      verify_kwargs={}, warning=DefinitionMismatchWarning, rejected=_REJECTED)
     return res
 
 

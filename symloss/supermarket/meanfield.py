@@ -319,7 +319,7 @@ class Supermarket:
         K = max(self.K, self.truncation_level(tol))
         self._check_levels(K, MAX_LEVELS, "fixed_point")
         ans, used = dispatch("supermarket", self, _fallback, args=(K, dps, tol), warning=DefinitionMismatchWarning,
-                             stacklevel=3, mismatch=_MISMATCH, rejected=_REJECTED)
+                             mismatch=_MISMATCH, rejected=_REJECTED)
         if used is None:
             return ans
         return SupermarketFixedPoint(self.d, self.lam, tuple(rounded(x, dps) for x in ans["s"]), K,

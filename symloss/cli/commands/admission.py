@@ -7,7 +7,6 @@ lookahead is sufficient to bound costs in the overloaded loss network*, 2026).
 from __future__ import annotations
 
 from .._common import (
-    STDOUT,
     CliError,
     add_alias,
     add_output,
@@ -18,8 +17,8 @@ from .._common import (
     parse_real,
     parse_seed,
     progress_bar,
-    write_json,
 )
+from ._shared import json_output, need
 
 
 def _number(text: str, name: str):
@@ -63,8 +62,7 @@ def run(args) -> int:
 
     from ...core.provenance import provenance
     for dest, opt in (("N", "--N"), ("lam_H", "--lam-H"), ("lam_L", "--lam-L"), ("r_H", "--r-H"), ("r_L", "--r-L")):
-        if getattr(args, dest) is None:
-            raise CliError(f"{opt} is required")
+        need(args, dest, opt)
     N = parse_int(args.N, "--N", min_value=2, max_value=10 ** 6)
     lam_H, lam_L = _number(args.lam_H, "--lam-H"), _number(args.lam_L, "--lam-L")
     r_H, r_L, mu = _number(args.r_H, "--r-H"), _number(args.r_L, "--r-L"), _number(args.mu, "--mu")
@@ -103,8 +101,7 @@ def run(args) -> int:
                 "R_fluid": str(fl), "R_on": mpmath.nstr(opt.reward, dps), "online_optimum": opt.to_dict(),
                 "R_off": b["R_off"].to_dict(), "R_W": {f"{c:g}": e.to_dict() for c, e in b["R_W"].items()},
                 "R_on_sim": b["R_on_sim"].to_dict(), "decomposition": d.to_dict()}
-        write_json(outs["json"], data, provenance=provenance(dps=dps, seed=seed))
-        if outs["json"] == STDOUT:
+        if json_output(outs, data, provenance(dps=dps, seed=seed)):
             return 0
     print(f"{net!r}")
     print(f"paths: {reps} x horizon {horizon:g} (uniformised events), seed {seed}; "

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from .._common import CliError, add_output, outputs, parse_dps, parse_real, write_json
+from .._common import CliError, add_output, outputs, parse_dps, parse_real
+from ._shared import json_output
 
 #: Largest C and a the parser accepts: 1e400 (the decimal-exponent guard of the parsers, so no huge
 #: Fraction is ever built). Inside it erlang_b answers (e.g. E(1e400, 1)) or refuses quickly with a
@@ -51,8 +52,7 @@ def _run(args) -> int:
             data["ln_E"] = text
         if args.log10:
             data["log10_E"] = text
-        write_json(outs["json"], data, provenance=provenance(dps=dps))
-        if outs["json"] == "-":
+        if json_output(outs, data, provenance(dps=dps)):
             return 0
     print(text)
     return 0

@@ -34,6 +34,7 @@ from .._common import (
     write_json,
     write_text,
 )
+from ._shared import json_output
 
 __all__ = ["parse_int", "parse_load", "parse_range", "parse_dps", "make_model", "POLICIES", "register"]
 
@@ -149,9 +150,8 @@ def _run_threshold(args) -> int:
     thr = symloss.threshold_load(C, d, dt, dps=dps)
     secs = time.perf_counter() - t0
     if "json" in outs:
-        write_json(outs["json"], {"C": C, "d": d, "dt": dt, "dps": dps, "threshold": _fmt(thr, dps),
-                                  "seconds": round(secs, 3)}, provenance=provenance(dps=dps))
-        if outs["json"] == STDOUT:
+        if json_output(outs, {"C": C, "d": d, "dt": dt, "dps": dps, "threshold": _fmt(thr, dps),
+                              "seconds": round(secs, 3)}, provenance(dps=dps)):
             return 0
     print(_fmt(thr, dps))
     return 0
@@ -169,8 +169,7 @@ def _run_threshold_certified(args, C, d, dt, dps, outs) -> int:
         write_json(args.certificate, rep["certificate"], provenance=provenance(dps=dps))
         rep["certificate_file"] = args.certificate
     if "json" in outs:
-        write_json(outs["json"], {k: v for k, v in rep.items() if k != "certificate"}, provenance=provenance(dps=dps))
-        if outs["json"] == STDOUT:
+        if json_output(outs, {k: v for k, v in rep.items() if k != "certificate"}, provenance(dps=dps)):
             return 0 if rep["threshold"] is not None else 1
     print(format_threshold(rep) + (f" (written to {args.certificate})" if args.certificate else ""))
     return 0 if rep["threshold"] is not None else 1

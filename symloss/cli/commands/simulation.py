@@ -11,10 +11,8 @@ from __future__ import annotations
 
 from .._common import (
     POLICIES,
-    STDOUT,
     CliError,
     Stages,
-    add_alias,
     add_output,
     add_progress,
     outputs,
@@ -24,15 +22,8 @@ from .._common import (
     parse_seed,
     progress_bar,
     refuse_unused,
-    write_json,
 )
-
-
-def _need(args, dest: str, option: str):
-    v = getattr(args, dest, None)
-    if v is None:
-        raise CliError(f"{option} is required")
-    return v
+from ._shared import add_short_aliases, json_output, need
 
 
 def register(sub) -> None:
@@ -48,9 +39,7 @@ def register(sub) -> None:
     p.add_argument("--C", default=None, help="capacity of each server, integer >= 1 (required)")
     p.add_argument("--d", default=None, help="attempts (retrial) / samples (power), integer >= 1")
     p.add_argument("--rho", default=None, help="load per server, real > 0 (required)")
-    add_alias(p, "-N", dest="N")
-    add_alias(p, "-C", dest="C")
-    add_alias(p, "-d", dest="d")
+    add_short_aliases(p, "N", "C", "d")
     p.add_argument("--events", default="2e6", help="measured events per replication (default 2e6)")
     p.add_argument("--warmup", default=None, help="warm-up events per replication (default: see symloss.simulate)")
     p.add_argument("--replications", default="1", help="independent replications (1: batch-means interval)")
@@ -72,9 +61,7 @@ def register(sub) -> None:
     q.add_argument("--d", default=None, help="samples of power-of-d, integer >= 1 (required)")
     q.add_argument("--dt", default=None, help="attempts of retrial-of-dt, integer > d (required)")
     q.add_argument("--N", default=None, help="number of servers, integer >= 2 (required)")
-    add_alias(q, "-C", dest="C")
-    add_alias(q, "-d", dest="d")
-    add_alias(q, "-N", dest="N")
+    add_short_aliases(q, "C", "d", "N")
     q.add_argument("--method", choices=["auto", "exact", "simulation"], default="auto",
                    help="exact chain (small N), simulation, or auto (default)")
     q.add_argument("--events", default=None, help="events per replication of each simulation (simulation only)")
@@ -95,10 +82,10 @@ def run_simulate(args) -> int:
     policy = args.policy or args.policy_pos
     if policy is None:
         raise CliError("--policy is required (random, retrial, power or jsq)")
-    N = parse_int(_need(args, "N", "--N"), "--N", min_value=1)
-    C = parse_int(_need(args, "C", "--C"), "--C", min_value=1)
+    N = parse_int(need(args, "N", "--N"), "--N", min_value=1)
+    C = parse_int(need(args, "C", "--C"), "--C", min_value=1)
     d = None if args.d is None else parse_int(args.d, "--d", min_value=1, max_value=64)
-    rho = parse_load(_need(args, "rho", "--rho"))
+    rho = parse_load(need(args, "rho", "--rho"))
     events = parse_events(args.events)
     warmup = None if args.warmup is None else parse_int(args.warmup, "--warmup", min_value=0)
     reps = parse_int(args.replications, "--replications", min_value=1, max_value=100_000)
@@ -134,8 +121,7 @@ def run_simulate(args) -> int:
             data["exact"] = exact.to_dict()
         if refined is not None:
             data["refined"] = refined.to_dict()
-        write_json(outs["json"], data, provenance=provenance(seed=seed))
-        if outs["json"] == STDOUT:
+        if json_output(outs, data, provenance(seed=seed)):
             return 0
     print(repr(r))
     print(f"seed {seed} (numpy.random.SeedSequence; --seed {seed} reproduces these numbers)")
@@ -155,10 +141,10 @@ def run_threshold(args) -> int:
     import symloss
 
     from ...core.provenance import provenance
-    C = parse_int(_need(args, "C", "--C"), "--C", min_value=1)
-    d = parse_int(_need(args, "d", "--d"), "--d", min_value=1, max_value=64)
-    dt = parse_int(_need(args, "dt", "--dt"), "--dt", min_value=1, max_value=64)
-    N = parse_int(_need(args, "N", "--N"), "--N", min_value=2)
+    C = parse_int(need(args, "C", "--C"), "--C", min_value=1)
+    d = parse_int(need(args, "d", "--d"), "--d", min_value=1, max_value=64)
+    dt = parse_int(need(args, "dt", "--dt"), "--dt", min_value=1, max_value=64)
+    N = parse_int(need(args, "N", "--N"), "--N", min_value=2)
     if dt <= d:
         raise CliError(f"--dt must be > --d (got d={d}, dt={dt})")
     events = None if args.events is None else parse_events(args.events)
@@ -181,8 +167,7 @@ def run_threshold(args) -> int:
                                        seed=seed)
         st.done()
     if "json" in outs:
-        write_json(outs["json"], {"threshold": t.to_dict(), "seed": seed}, provenance=provenance(seed=seed))
-        if outs["json"] == STDOUT:
+        if json_output(outs, {"threshold": t.to_dict(), "seed": seed}, provenance(seed=seed)):
             return 0
     print(f"C={t.C} d={t.d} dt={t.dt} N={t.N}: threshold {t.threshold:.6g}, 95% CI ({t.ci[0]:.6g}, "
           f"{t.ci[1]:.6g}) [{t.method}]")

@@ -9,7 +9,6 @@ model on graphs*, 2019).
 from __future__ import annotations
 
 from .._common import (
-    STDOUT,
     CliError,
     Stages,
     add_output,
@@ -20,8 +19,8 @@ from .._common import (
     parse_real,
     parse_seed,
     refuse_unused,
-    write_json,
 )
+from ._shared import json_output
 
 
 def _lam(text: str):
@@ -94,8 +93,7 @@ def _run(args) -> int:
             prov = provenance(seed=seed)
         st.done()
     if "json" in outs:
-        write_json(outs["json"], out, provenance=prov)
-        if outs["json"] == STDOUT:
+        if json_output(outs, out, prov):
             return 0
     for key, v in out.items():
         print(f"{key:>20}: {v}")

@@ -37,6 +37,7 @@ from .._common import (
     parse_int,
     write_json,
 )
+from ._shared import json_output
 
 
 def register(sub) -> None:
@@ -85,8 +86,7 @@ def _run(args) -> int:
         check_readable(args.status, "--status")
         status = sw.sweep_status(args.status)
         if "json" in outs:
-            write_json(outs["json"], status, provenance=provenance(store=args.status))
-            if outs["json"] == STDOUT:
+            if json_output(outs, status, provenance(store=args.status)):
                 return 0 if status["integrity"] == "ok" else 1
         print(_format_status(status))
         return 0 if status["integrity"] == "ok" else 1
@@ -103,8 +103,7 @@ def _run(args) -> int:
         prov = provenance(store=args.export, function=args.only_func, status=args.only)
         if args.json:
             rows = json.loads(frame.to_json(orient="records", date_format="iso", default_handler=str))
-            write_json(outs["json"], {"store": args.export, "rows": rows}, provenance=prov)
-            if outs["json"] == STDOUT:
+            if json_output(outs, {"store": args.export, "rows": rows}, prov):
                 return 0
         if args.csv:
             from ...core.provenance import write_csv
