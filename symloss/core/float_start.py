@@ -19,6 +19,7 @@ from .precision import (
     to_arb,
     to_mpf,
 )
+from .shooting_start import shooting_start
 from .stats import truncated_poisson_weights
 from .validation import check_real
 
@@ -269,8 +270,12 @@ def float_fixed_point(model, rho) -> np.ndarray:
 
 
 def start_point(model, rho):
-    """A start for the ball Newton iteration: the float continuation where float64 suffices, else
-    its last point continued in ball arithmetic (midpoints) to the target load.
+    """A start for the ball Newton iteration. A banded tail model (drift row ``k`` in ``u_{k-1}, u_k,
+    u_{k+1}`` and ``u_C`` only, read from the definition) starts from the shooting of
+    :mod:`symloss.core.shooting_start` (any ``C``: the state may lie far below the float range);
+    every other model, or a banded one whose shooting does not bracket, from the float continuation
+    where float64 suffices, else its last point continued in ball arithmetic (midpoints) to the
+    target load.
 
     Parameters
     ----------
@@ -292,12 +297,32 @@ def start_point(model, rho):
     >>> np.exp(start_point(RandomRouting(2), 1.0)).round(12).tolist()
     [0.4, 0.4, 0.2]
     """
+    model.compiled.require_smooth()
+    y = _banded_start(model, rho)
+    if y is not None:
+        return y
     comp, y, r0 = _smooth_start(model, rho)
     r1 = _load_log(rho)
     try:
         return _continue(comp, y, r0, r1)
     except _Stall as st:
         return _continue_arb(comp, st.y, st.r, rho)
+
+
+#: a banded start whose components all lie below this size is handed on as float64 (as the
+#: continuation's); larger ones stay ``arb`` midpoints (float64 would lose their fractional bits)
+_FLOAT_START_MAX = 2.0 ** 30
+
+
+def _banded_start(model, rho):
+    """The banded shooting start (:func:`symloss.core.shooting_start.shooting_start`) where the
+    definition's structure allows it, as float64 when it fits; ``None`` otherwise."""
+    y = shooting_start(model, rho)
+    if y is None:
+        return None
+    if all(abs(v.mid()) <= _FLOAT_START_MAX for v in y):
+        return np.array([float(v.mid()) for v in y])
+    return y
 
 
 def _continue(comp, y, r0, r1):

@@ -72,6 +72,21 @@ def _float_inverse(J: arb_mat):
     return arb_mat([[arb(float(v)) for v in row] for row in Y])
 
 
+#: largest condition number of J(m) for which a float64 inverse is a good enough preconditioner (its
+#: error, cond * 2^-52 relative, enters I - Y J(X)); beyond it Y is the midpoint of the arb inverse
+_FLOAT_COND_MAX = 1e8
+
+
+def _float_conditioned(J: arb_mat) -> bool:
+    n = J.nrows()
+    M = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    if not np.all(np.isfinite(M)):
+        return False
+    with np.errstate(all="ignore"):
+        c = np.linalg.cond(M, 1)
+    return bool(np.isfinite(c) and c <= _FLOAT_COND_MAX)
+
+
 def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
     """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``."""
     n = comp.n
@@ -89,7 +104,7 @@ def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
     _g, JX, _dr = comp.GJ_arb(X, r_ball, sel)
     if Y is None:
         _gm, Jm, _ = comp.GJ_arb(m, arb(r_ball.mid()), sel)
-        Y = _float_inverse(Jm)
+        Y = _float_inverse(Jm) if _float_conditioned(Jm) else None
         if Y is None:
             try:
                 Y = arb_mat([[Jm[i, j].mid() for j in range(n)] for i in range(n)]).inv()
@@ -109,6 +124,20 @@ def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
         elif ok:
             margin = max(margin, float((dev.upper() / rad[i]).mid()))
     return ok, margin, [K[i, 0] for i in range(n)], Y
+
+
+def _arb_preconditioner(J: arb_mat):
+    n = J.nrows()
+    try:
+        Y = arb_mat([[J[i, j].mid() for j in range(n)] for i in range(n)]).inv()
+    except (ZeroDivisionError, ValueError):
+        return None
+    return arb_mat([[Y[i, j].mid() for j in range(n)] for i in range(n)])
+
+
+def _inf_norm(Y: arb_mat) -> float:
+    n = Y.nrows()
+    return max(float(sum((abs(Y[i, j]) for j in range(n)), arb(0)).mid()) for i in range(n))
 
 
 # ==================================================================================================
@@ -179,15 +208,22 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
         grad = comp.grad_log_blocking(y_fl, r_f)
     sens = 1.0 + float(np.sum(np.abs(grad))) if np.all(np.isfinite(grad)) else 1.0 + n * (1 + ymax)
     sel = comp.selection(np.maximum(y_fl, -700.0))
-    state = {"sens": sens}
+    state = {"sens": sens, "base": prec}
 
     def attempt(prec):
         with flint_prec(prec):
             r_ball = to_arb(rho).log()
             m, _ = _newton_arb(comp, y_f, r_ball, prec, sel)
-            delta = 10.0 ** (-(dps + 3)) / state["sens"]
+            _gm, Jm, _ = comp.GJ_arb(m, r_ball, sel)
+            Y = None if _float_conditioned(Jm) else _arb_preconditioner(Jm)
+            # the quadratic term Y (J(X) - J(m)) (X - m) of the Krawczyk operator: a box of radius
+            # delta contracts only when delta |Y| is small (|Y| ~ d^C for doubly exponential tails)
+            ynorm = _inf_norm(Y) if Y is not None else 1.0
+            delta = 10.0 ** (-(dps + 3)) / (state["sens"] * max(1.0, ynorm))
+            if prec < state["base"] + 2 * int(math.log2(max(1.0, ynorm))):
+                return False, None, state["base"] + 2 * int(math.log2(max(1.0, ynorm)))
             rad = [arb(delta)] * n
-            ok, margin, _K, _Y = _krawczyk(comp, m, rad, r_ball, sel)
+            ok, margin, _K, _Y = _krawczyk(comp, m, rad, r_ball, sel, Y)
             if ok:
                 box = [arb(m[i], rad[i]) for i in range(n)]
                 B = comp.blocking_arb(box, r_ball)

@@ -1,0 +1,131 @@
+"""Large-C user tail models (issue 23, item 2): power-of-d written with ``define_model`` against the shipped
+accelerator ``PowerOfD(C, d)`` (shooting), in one process.
+
+Target: ``blocking(rho, dps=30)`` of the user model certified (Krawczyk, generic solver with the banded
+shooting start of ``symloss.core.shooting_start``) and equal to the accelerator's to 30 digits, for C in
+{20, 60, 100}, d in {2, 3}, rho in {0.5, 0.9, 2, 50}; <= 20 ms per call after the first and within 5x of
+the accelerator. Printed per case: the first call (definition, compilation, solve), the median of the
+repeated calls at the other loads, the accelerator's median per call, their ratio, the worst relative
+disagreement, and the machine load (``uptime``) before and after.
+
+Run:  python benchmarks/bench_user_large_c.py [--C 20,60,100] [--d 2,3] [--loads 0.5,0.9,2,50] [--hybrid]
+"""
+import argparse
+import statistics
+import subprocess
+import time
+
+import mpmath
+import sympy as sp
+
+import symloss
+from symloss import RHO, define_model
+from symloss.core.precision import PrecisionError
+
+
+def user_power(C, d):
+    u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
+    U = (sp.Integer(1),) + u + (sp.Integer(0),)
+    trs = []
+    for k in range(1, C + 1):
+        trs.append(({u[k - 1]: +1}, RHO * (U[k - 1] ** d - U[k] ** d)))
+        trs.append(({u[k - 1]: -1}, k * (U[k] - U[k + 1])))
+    return define_model(f"user power-of-{d} C={C}", u, trs, blocking=u[-1] ** d, state_kind="tail", C=C)
+
+
+def hybrid(C, d, r):
+    u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
+    U = (sp.Integer(1),) + u + (sp.Integer(0),)
+    retry = sum((u[-1] ** d) ** j for j in range(r))
+    trs = []
+    for k in range(1, C + 1):
+        trs.append(({u[k - 1]: +1}, RHO * retry * (U[k - 1] ** d - U[k] ** d)))
+        trs.append(({u[k - 1]: -1}, k * (U[k] - U[k + 1])))
+    return define_model(f"hybrid(d={d}, r={r})", u, trs, blocking=u[-1] ** (d * r), state_kind="tail", C=C)
+
+
+def uptime():
+    try:
+        return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return "uptime not available"
+
+
+def timed(fn):
+    t0 = time.perf_counter()
+    try:
+        return fn(), time.perf_counter() - t0
+    except PrecisionError as exc:
+        return exc, time.perf_counter() - t0
+
+
+def case(C, d, loads):
+    rhos = [mpmath.mpf(x) for x in loads]
+    shipped = symloss.PowerOfD(C, d)
+    shipped.blocking(rhos[0], dps=30)                    # warm the accelerator (kernels, binding)
+    acc, acc_t = [], []
+    for rho in rhos:
+        b, t = timed(lambda: shipped.blocking(rho, dps=30))
+        acc.append(b)
+        acc_t.append(t)
+    t0 = time.perf_counter()
+    m = user_power(C, d)
+    res, t_first_solve = timed(lambda: m.fixed_point(rhos[0], dps=30))
+    t_first = time.perf_counter() - t0
+    results, times = [res], []
+    for rho in rhos[1:]:
+        r, t = timed(lambda: m.fixed_point(rho, dps=30))
+        results.append(r)
+        times.append(t)
+    worst, kinds, failed = None, set(), 0
+    with mpmath.workdps(60):
+        for r, b in zip(results, acc):
+            if isinstance(r, Exception):
+                failed += 1
+                continue
+            kinds.add(r.extra["certificate"]["kind"])
+            diff = abs(r.blocking / b - 1)
+            worst = diff if worst is None else max(worst, diff)
+    rep = statistics.median(times) if times else float("nan")
+    acc_med = statistics.median(acc_t)
+    print(f"C={C:4d} d={d}  first {t_first:7.2f} s (solve {t_first_solve * 1e3:8.1f} ms)  "
+          f"repeated median {rep * 1e3:8.1f} ms  accelerator {acc_med * 1e3:7.2f} ms  ratio {rep / acc_med:8.1f}  "
+          f"worst rel diff {'n/a' if worst is None else mpmath.nstr(worst, 3):>8s}  certificates {sorted(kinds)}  failed {failed}/{len(rhos)}")
+    for r in results:
+        if isinstance(r, Exception):
+            print(f"    not certified: {str(r)[-160:]}")
+
+
+def hybrid_case(C, loads):
+    m = hybrid(C, 2, 2)
+    t0 = time.perf_counter()
+    out = []
+    for x in loads:
+        r, t = timed(lambda: m.fixed_point(mpmath.mpf(x), dps=30))
+        out.append((x, r, t))
+    print(f"hybrid(C={C}, 2, 2): total {time.perf_counter() - t0:.2f} s")
+    for x, r, t in out:
+        what = (f"{mpmath.nstr(r.blocking, 12)} [{r.extra['certificate']['kind']}]" if not isinstance(r, Exception)
+                else f"not certified ({str(r)[-100:]})")
+        print(f"    rho={x:>4s}  {t * 1e3:8.1f} ms  {what}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--C", default="20,60,100")
+    ap.add_argument("--d", default="2,3")
+    ap.add_argument("--loads", default="0.5,0.9,2,50")
+    ap.add_argument("--hybrid", action="store_true", help="also the docs' hybrid(C, 2, 2)")
+    a = ap.parse_args()
+    loads = a.loads.split(",")
+    print("load before:", uptime())
+    for C in (int(c) for c in a.C.split(",")):
+        for d in (int(x) for x in a.d.split(",")):
+            case(C, d, loads)
+        if a.hybrid:
+            hybrid_case(C, loads)
+    print("load after: ", uptime())
+
+
+if __name__ == "__main__":
+    main()
