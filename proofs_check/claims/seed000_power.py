@@ -35,6 +35,7 @@ from proofs_check.core import Certificate, CertificateError, Status, claim
 from proofs_check.support import seed000 as com
 from symloss.meanfield.enclosures import (BindingError, carried_load_lemma, power_binding, retrial_binding,
                                           retrial_g_lemma)
+from symloss.meanfield.lemmas import retrial_g_facts_v1
 
 C_RANGE = range(1, com.REGISTRY_C_MAX + 1)
 SOURCE = "Cuesta, Jonckheere, Prabhu, Brun, Retrials in Loss Systems (2026; paper 1 in docs/papers.md), claims 1 and 5"
@@ -112,7 +113,9 @@ def _make_monotone(C, d):
         com.check_stamp(data, com._model("retrial", C, d), com._model("retrial", C, d + 1))
         fresh = _monotone_facts(C, d)
         for k, v in fresh.items():
-            if data.get(k) != v:
+            # g_*_increasing: certificates written before 2026-12-02 stored A(0), B(0) as integers
+            legacy = retrial_g_facts_v1(C, int(k[2:-11])) if k.endswith("_increasing") and k.startswith("g_") else v
+            if data.get(k) != v and data.get(k) != legacy:
                 raise CertificateError(f"stored {k} differs from the recomputed one")
         if not _ok(fresh, d):
             raise CertificateError("a lemma does not hold")

@@ -15,6 +15,7 @@ from flint import arb, arb_series
 from ..core.precision import flint_prec
 from .ball_text import stored_sign
 from .comparison_types import CertificateMismatch, CertifiedComparison, Crossing
+from .lemmas import retrial_g_facts_v1
 from .enclosures import (
     BindingError,
     _erlang_coeffs,
@@ -335,12 +336,14 @@ def _fast_models(model_a, model_b):
     return None
 
 
-def _lemmas(C, d, dt) -> dict:
+def _lemmas(C, d, dt, *, v1: bool = False) -> dict:
+    """The lemma records of a comparison certificate (``v1``: as written before 2026-12-02, the
+    integers ``A(0)``, ``B(0)`` instead of their signs; accepted by the re-check)."""
     g = retrial_g_lemma(C, dt)
     e = erlang_increasing_lemma(C)
     if not (g["holds"] and e["holds"]):
         raise ArithmeticError("a monotonicity lemma of the reduction does not hold")
-    return {"g_increasing": g["facts"], "erlang_increasing": True,
+    return {"g_increasing": retrial_g_facts_v1(C, dt) if v1 else g["facts"], "erlang_increasing": True,
             "statement": "g(a) = a/sigma(E(C,a)) increases from 0 to oo (numerator of g' has non-negative "
                          "coefficients); E(C,a) increases in a; W_1(s, rho) increases in s and decreases in rho "
                          "(telescoped recursion, positive terms)"}

@@ -11,7 +11,7 @@ from flint import fmpz_poly
 
 from ..erlang.balls import erlang_coefficients, tail_poly
 
-__all__ = ["retrial_g_lemma", "erlang_increasing_lemma", "carried_load_lemma"]
+__all__ = ["retrial_g_lemma", "retrial_g_facts_v1", "erlang_increasing_lemma", "carried_load_lemma"]
 
 
 def _erlang_polys(C: int):
@@ -38,12 +38,28 @@ def retrial_g_lemma(C: int, d: int) -> dict:
     for j in range(d):
         B += S ** (d - 1 - j) * f ** j
     N = A.derivative() * B - A * B.derivative()
-    facts = {"A(0)": int(A(0)), "B(0)": int(B(0)), "deg A - deg B": A.degree() - B.degree(),
+    # the signs only: B(0) = (C!)^(d-1) has thousands of digits at C = 1000 (beyond the int-to-string
+    # limit of Python's json), and the re-check recomputes the facts anyway
+    facts = {"A(0) = 0": A(0) == 0, "B(0) > 0": B(0) > 0, "deg A - deg B": A.degree() - B.degree(),
              "lc A > 0": int(A.leading_coefficient()) > 0, "lc B > 0": int(B.leading_coefficient()) > 0,
              "N = A'B - AB' non-negative": _nonneg_positive_constant(N), "deg N": N.degree()}
-    holds = (facts["A(0)"] == 0 and facts["B(0)"] > 0 and facts["deg A - deg B"] == 1 and facts["lc A > 0"]
+    holds = (facts["A(0) = 0"] and facts["B(0) > 0"] and facts["deg A - deg B"] == 1 and facts["lc A > 0"]
              and facts["lc B > 0"] and facts["N = A'B - AB' non-negative"])
     return {"C": C, "d": d, "facts": facts, "holds": bool(holds)}
+
+
+def retrial_g_facts_v1(C: int, d: int) -> dict:
+    """The facts of :func:`retrial_g_lemma` as certificates written before 2026-12-02 stored them
+    (``A(0)``, ``B(0)`` as integers), recomputed exactly, so that a re-check still accepts those
+    certificates (it compares the stored record with this one)."""
+    S, f = _erlang_polys(C)
+    A = fmpz_poly([0, 1]) * S ** (d - 1)
+    B = fmpz_poly([0])
+    for j in range(d):
+        B += S ** (d - 1 - j) * f ** j
+    facts = dict(retrial_g_lemma(C, d)["facts"])
+    del facts["A(0) = 0"], facts["B(0) > 0"]
+    return {"A(0)": int(A(0)), "B(0)": int(B(0)), **facts}
 
 
 @cache
