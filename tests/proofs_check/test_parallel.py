@@ -71,3 +71,25 @@ def test_bad_workers_value():
     proc = subprocess.run([sys.executable, "-m", "proofs_check", "--workers", "0", "--claim", "erlang.recursion"],
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "--workers" in proc.stderr
+
+
+def _example(name):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "examples" / name
+    spec = importlib.util.spec_from_file_location(name[:-3], path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_batch_system_example_parses_and_names_its_dependency(capsys, monkeypatch):
+    """examples/verify_on_a_batch_system.py (docs/proofs_check.md): --help works without dask-jobqueue,
+    and without it the run stops before submitting anything, naming the package to install."""
+    mod = _example("verify_on_a_batch_system.py")
+    with pytest.raises(SystemExit) as e:
+        mod.main(["--help"])
+    assert e.value.code == 0 and "--jobs" in capsys.readouterr().out
+    monkeypatch.setitem(sys.modules, "dask_jobqueue", None)       # as if not installed
+    assert mod.main(["--jobs", "2"]) == 2
+    assert "pip install dask-jobqueue" in capsys.readouterr().err
