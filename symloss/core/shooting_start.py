@@ -17,7 +17,7 @@ non-constant terms all move the row the same way (a monotone row). Row 1 is then
 Doubly exponential tails (:math:`u_k \sim \rho^{(d^k - 1)/(d - 1)}`: :math:`|t| \approx 10^{30}` for
 power-of-2 at ``C = 100``, :math:`\rho = 1/2`) are no obstacle: every quantity is a python-flint
 ``arb`` midpoint at a precision of :math:`\log_2(1 + |t|)` bits plus a fixed number of fractional
-bits (:func:`_prec_of`), so the start carries ``y`` to an absolute accuracy the ball Newton
+bits (``_prec_of``), so the start carries ``y`` to an absolute accuracy the ball Newton
 iteration refines. The result is only a start: the certificate is the unchanged Krawczyk test on
 the model's own stationary equations (:mod:`symloss.core.krawczyk`). Where the structure is not
 banded, a row is not monotone, or the outer equation does not bracket, :func:`shooting_start`

@@ -51,7 +51,18 @@ def retrial_g_lemma(C: int, d: int) -> dict:
 def retrial_g_facts_v1(C: int, d: int) -> dict:
     """The facts of :func:`retrial_g_lemma` as certificates written before 2026-12-02 stored them
     (``A(0)``, ``B(0)`` as integers), recomputed exactly, so that a re-check still accepts those
-    certificates (it compares the stored record with this one)."""
+    certificates (it compares the stored record with this one).
+
+    Parameters
+    ----------
+    C, d : int
+        Servers and attempts, as in :func:`retrial_g_lemma`.
+
+    Returns
+    -------
+    dict
+        The facts with ``"A(0)"`` and ``"B(0)"`` as exact integers.
+    """
     S, f = _erlang_polys(C)
     A = fmpz_poly([0, 1]) * S ** (d - 1)
     B = fmpz_poly([0])

@@ -77,7 +77,11 @@ def test_stored_threshold_outputs_say_evidence_or_proved():
     assert "PROVED (certificate re-checked)" in text
     nb = nbformat.read(str(BUILD.notebook_path("define_your_own_policy")), as_version=4)
     text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
-    assert "EVIDENCE: float scan" in text and "PROVED" not in text.replace("not PROVED", "")
+    # the float scan is EVIDENCE; PROVED only where the certificate was re-checked (certified_comparison
+    # followed by verify_comparison)
+    assert "EVIDENCE: float scan" in text and "(PROVED, re-checked;" in text
+    for line in text.replace("not PROVED", "").splitlines():
+        assert "PROVED" not in line or "re-checked" in line, line
 
 
 def test_problems_reports_a_stale_or_unexecuted_notebook(tmp_path, monkeypatch):
