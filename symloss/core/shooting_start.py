@@ -281,7 +281,6 @@ def shooting_start(model, rho):
     plan = banded_plan(model)
     if plan is None:
         return None
-    n = plan["n"]
     with flint_prec(128):
         lr = float(to_arb(rho).log().mid())
     if not math.isfinite(lr):
@@ -369,6 +368,34 @@ def _shoot_float(rows, n, t: float, r: float):
     return F, dF
 
 
+_UNDECIDED = "undecided"
+
+
+def _v_grid(v_top: float) -> list:
+    """``v = 1, 2, 4, ...`` up to and including ``v_top`` (the grid in ``v = log(-t)``)."""
+    grid, v = [], 1.0
+    while True:
+        grid.append(v)
+        if v >= v_top:
+            return grid
+        v = min(2 * v, v_top)
+
+
+def _scan(vs, sign_at, s0, t_start):
+    """Walk ``vs`` (values of ``v = log(-t)``; ``sign_at(v)`` gives ``(sign of F, t)``): the pair
+    ``(t before, t)`` at the first ``v`` where the sign differs from ``s0``; :data:`_UNDECIDED` when a
+    sign cannot be decided before that; ``None`` when the sign never changes."""
+    t_prev = t_start
+    for v in vs:
+        s, t = sign_at(v)
+        if s is None:
+            return _UNDECIDED
+        if s != s0:
+            return t_prev, t
+        t_prev = t
+    return None
+
+
 def _bracket_float(plan, lr: float, rho_arb):
     """A narrow bracket ``((t_lo, t_hi), sign of F at t_lo)`` of the outer root, found with float
     shots (grid in ``v``, then safeguarded Newton) and confirmed by two ball shots; ``None`` where
@@ -389,37 +416,21 @@ def _bracket_float(plan, lr: float, rho_arb):
     s0 = sign(-1.0)
     if not s0:
         return None
-    grid = []
-    v, v_top = 1.0, min(_v_max(plan, lr), 700.0)
-    while True:
-        grid.append(v)
-        if v >= v_top:
-            break
-        v = min(2 * v, v_top)
-    lo = hi = None
-    t_prev = -1.0
-    for v in grid:
+
+    def sign_at(v):
         t = -math.exp(v)
-        s = sign(t)
-        if s is None:
-            return None
-        if s != s0:
-            lo, hi = t, t_prev
-            break
-        t_prev = t
-    if lo is None:
-        t_prev = -1.0
-        for v in _V_BELOW:
-            t = -math.exp(v)
-            s = sign(t)
-            if s is None:
-                return None
-            if s != s0:
-                lo, hi = t_prev, t
-                break
-            t_prev = t
-    if lo is None:
+        return sign(t), t
+
+    up = _scan(_v_grid(min(_v_max(plan, lr), 700.0)), sign_at, s0, -1.0)
+    if up == _UNDECIDED:
         return None
+    if up is not None:
+        hi, lo = up                        # t = -e^v decreases in v
+    else:
+        down = _scan(_V_BELOW, sign_at, s0, -1.0)
+        if not isinstance(down, tuple):
+            return None
+        lo, hi = down
     s_lo = sign(lo)
     t = hi
     for _ in range(200):
@@ -458,30 +469,15 @@ def _bracket_float(plan, lr: float, rho_arb):
 
 def _search_arb(model, plan, lr, rho_arb, s0, t0):
     """The bracket search and Newton of :func:`shooting_start` with ball shots only."""
-    bracket = None
-    t_prev = t0
-    v, v_top = 1.0, _v_max(plan, lr)
-    while True:
-        s, t = _sign_at(plan, v, rho_arb)
-        if s is None:
-            break
-        if s != s0:
-            bracket = (t, t_prev)          # t = -e^v decreases in v
-            break
-        if v >= v_top:
-            break
-        t_prev = t
-        v = min(2 * v, v_top)
-    if bracket is None:
-        t_prev = t0
-        for v in _V_BELOW:
-            s, t = _sign_at(plan, v, rho_arb)
-            if s is None:
-                break
-            if s != s0:
-                bracket = (t_prev, t)
-                break
-            t_prev = t
+    def sign_at(v):
+        return _sign_at(plan, v, rho_arb)
+
+    up = _scan(_v_grid(_v_max(plan, lr)), sign_at, s0, t0)
+    if isinstance(up, tuple):
+        bracket = (up[1], up[0])           # t = -e^v decreases in v
+    else:                                  # no change, or undecided: try the loads below
+        down = _scan(_V_BELOW, sign_at, s0, t0)
+        bracket = down if isinstance(down, tuple) else None
     if bracket is None:
         return None
     t = _newton_t(plan, bracket, rho_arb)
