@@ -37,6 +37,11 @@ _EXPORTS = {
     "Enclosure": ".core.certify",
     "DefinitionMismatchWarning": ".core.certify",
     "register_accelerator": ".core.registry",
+    # unbounded queues as user models, with a certified truncation bound (issue 24)
+    "define_unbounded_model": ".core.unbounded",
+    "verify_unbounded": ".core.unbounded",
+    "UnboundedTailModel": ".core.unbounded",
+    "UnboundedValues": ".core.unbounded_orbit",
     # mean-field retrial-of-d / power-of-d (Cuesta, Jonckheere, Prabhu, Brun, "Retrials in Loss Systems:
     # Mean-Field Analysis, Erlang Bounds, and Power-of-d Comparison", 2026) and comparisons of any two models
     "dominance": ".meanfield",

@@ -5,10 +5,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import math
+
 import mpmath
 import numpy as np
+import sympy as sp
+from scipy.linalg import solve_continuous_lyapunov
 
-from ..core.precision import GUARD_DPS, agree_at_two_precisions, check_dps, dps_to_prec
+from ..core.model import RHO, define_model
+from ..core.precision import GUARD_DPS, PrecisionError, agree_at_two_precisions, check_dps, dps_to_prec
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
 from ..meanfield.policies import policy_model
@@ -214,6 +219,200 @@ def _check_density_dependent(model, sampling, N):
                          "expansion does not describe it; use sampling='with_replacement'")
 
 
+
+# --------------------------------------------------------------------------------------------------
+# levels far below the working precision (unbounded queues truncated at a large buffer)
+# --------------------------------------------------------------------------------------------------
+
+#: the second-order Kronecker-sum system is solved densely (no eigenvectors) up to this many reduced
+#: coordinates (``r^3`` unknowns)
+DENSE_KRONECKER_MAX = 16
+
+
+def _kron_sum_dense(Ar, B, k):
+    """Solve :math:`(A \\oplus \\dots \\oplus A) X = B` for a ``k``-tensor as one dense linear system
+    (LU, no diagonalisation: a Jacobian with nearly equal eigenvalues, e.g. the deep levels of a
+    supermarket tail where every diagonal entry is ``-1``, has ill-conditioned eigenvectors but a
+    well-conditioned Kronecker sum); the residual is checked."""
+    r = Ar.shape[0]
+    M = np.zeros((r ** k, r ** k))
+    eye = np.eye(r)
+    for ax in range(k):
+        term = np.ones((1, 1))
+        for j in range(k):
+            term = np.kron(term, Ar if j == ax else eye)
+        M += term
+    X = np.linalg.solve(M, B.reshape(-1)).reshape(B.shape)
+    res = sum(np.moveaxis(np.tensordot(Ar, X, axes=(1, ax)), 0, ax) for ax in range(k)) - B
+    if np.max(np.abs(res)) > 1e-9 * max(1.0, np.max(np.abs(B))):
+        raise ArithmeticError("the dense Kronecker-sum solve left a large residual")
+    return X
+
+
+def _second_order_dense(T, x, r, out):
+    """The second-order term of :func:`_expansion_float` (same equations, the order-3 system solved by
+    :func:`_kron_sum_dense`), from the first-order moments in ``out``; fills ``W``, ``a2``, ``S2``."""
+    vals = np.asarray(T.f_np(*x, r), dtype=float).ravel()
+    pt = _Point(T, vals)
+    n, P, L = T.n, T.P, T.L
+    Ar = L @ pt.jacobian() @ P
+    tl, _ms, beta = pt.group("rate", 0)
+    Q = np.einsum("t,ta,tb->ab", beta, T.jumps[tl], T.jumps[tl])
+    a1, S1 = out["a1"], out["S1"]
+    D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
+    Y = np.moveaxis(pt.F(2, D), 0, 2)
+    Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))
+    rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
+    c2 = _sym(_expand(_kron_sum_dense(Ar, -_reduce(rhs3, L), 3), P))
+    U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
+    rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
+    S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
+    S2 = 0.5 * (S2 + S2.T)
+    a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
+    W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
+    if not math.isfinite(W):
+        raise ArithmeticError("non-finite second-order term")
+    out.update(W=float(W), a2=a2, S2=S2, note="")
+
+
+def _expansion(T, x, r, order):
+    """:func:`_expansion_float`, with the second order solved densely where the reduced Jacobian's
+    eigenvectors are too ill-conditioned for the diagonalising solver."""
+    out = _expansion_float(T, x, r, order)
+    if order == 2 and out["W"] is None and "ill-conditioned" in out["note"]:
+        if T.P.shape[1] > DENSE_KRONECKER_MAX:
+            out["note"] += (f"; the dense Kronecker-sum solve is limited to {DENSE_KRONECKER_MAX} reduced "
+                            f"coordinates (here {T.P.shape[1]})")
+            return out
+        try:
+            _second_order_dense(T, x, r, out)
+        except (ArithmeticError, np.linalg.LinAlgError) as exc:
+            out["note"] = f"second-order term not computed: {exc}"
+    return out
+
+
+def negligible_level_threshold(digits: int):
+    """The state values below which a coordinate of the fixed point is dropped by
+    :func:`refined_mean_field`: :math:`10^{-(2\\,digits + 10)}` (``digits``: ``dps``, or 17 for float64).
+
+    Parameters
+    ----------
+    digits : int
+        The digits of ``V`` and ``W`` aimed at.
+
+    Returns
+    -------
+    mpmath.mpf
+
+    Examples
+    --------
+    >>> import mpmath; mpmath.nstr(negligible_level_threshold(17), 3)
+    '1.0e-44'
+    """
+    return mpmath.mpf(10) ** (-(2 * digits + 10))
+
+
+def _drop_levels(model, x, tau, rho, keep_extra: int = 0):
+    """The sub-model on the coordinates whose fixed-point value is not negligible (see
+    :func:`refined_mean_field`), or ``None`` when nothing can be dropped.
+
+    ``x`` are the fixed point's values (mpf), ``tau`` the threshold, ``rho`` the load; ``keep_extra``
+    keeps that many of the largest negligible coordinates too (the a-posteriori check)."""
+    if model.invariants() or not hasattr(model, "_checked_transitions"):
+        return None
+    vars_ = list(model.variables)
+    tiny = [i for i, v in enumerate(x) if abs(v) < tau]
+    tiny = sorted(tiny, key=lambda i: -abs(x[i]))[keep_extra:]
+    if not tiny:
+        return None
+    drop = set(tiny)
+    keep = [i for i in range(len(vars_)) if i not in drop]
+    if not keep:
+        return None
+    zero = {vars_[i]: 0 for i in drop}
+    at = {v: sp.Float(x[i], 30) for i, v in enumerate(vars_)}
+    at[RHO] = sp.Float(_mp_real(rho), 30)
+    trs = []
+    for jump, rate in model._checked_transitions:
+        on_d = any(jump[i] != 0 for i in drop)
+        on_s = any(jump[i] != 0 for i in keep)
+        if on_d and on_s:
+            return None          # a transition moves both kinds of coordinates: the reduction is not exact
+        free = rate.free_symbols
+        if on_d:
+            value = rate.xreplace({v: at[v] for v in free if v in at})
+            if not (value.is_number and bool(abs(value) < sp.Float(tau, 30))):
+                return None      # a transition that moves a dropped coordinate is not negligible at x*
+        if on_s:
+            rt = rate.xreplace({v: 0 for v in free if v in zero})
+            if rt != 0:
+                trs.append((sp.Matrix([jump[i] for i in keep]), rt))
+    S = [vars_[i] for i in keep]
+    h = model._blocking.xreplace({v: 0 for v in model._blocking.free_symbols if v in zero})
+    tail_prefix = getattr(model, "state_kind", "custom") == "tail" and keep == list(range(len(keep)))
+    sub = define_model(f"{getattr(model, 'name', type(model).__name__)} (levels > {len(keep)} dropped)"
+                       if tail_prefix else f"{getattr(model, 'name', type(model).__name__)} (reduced)",
+                       S, trs, blocking=h,
+                       state_kind="tail" if tail_prefix else "custom", C=len(keep) if tail_prefix else None)
+    return sub, keep
+
+
+def _expansion_on(model, rho, dps, order, fp=None):
+    """``(fp, T, res, V_mp)`` of one model: the fixed point (computed unless given), the tables, the
+    float expansion and, with ``dps``, ``V`` at ``dps`` digits."""
+    T = _tables(model)
+    if fp is None:
+        fp = model.fixed_point(rho, dps=15 if dps is None else dps + 2 * GUARD_DPS)
+    x = np.array([float(v) for v in fp.x])
+    res = _expansion(T, x, _to_float(rho), order)
+    V_mp = None
+    if dps is not None:
+        def compute(work):
+            with mpmath.workdps(work):
+                return _first_order_arb(T, [mpmath.mpf(v) for v in fp.x], _mp_real(rho), dps_to_prec(work))
+        V_mp = agree_at_two_precisions(compute, dps, what="refined_mean_field V")
+    return fp, T, res, V_mp
+
+
+def _reduced_expansion(model, rho, dps, order, fp, reduced):
+    """The expansion of the sub-model of :func:`_drop_levels`, checked against keeping one more
+    coordinate: ``(res, V_mp, note)`` (moments padded with zeros), or a string saying why it is not
+    used."""
+    sub, keep = reduced
+    n = len(model.variables)
+    tau = negligible_level_threshold(17 if dps is None else dps)
+    if sub.blocking_expr() == 0:
+        return (f"the {n - len(keep)} coordinates below {mpmath.nstr(tau, 3)} at the fixed point carry the "
+                "whole measure (it vanishes without them), so they cannot be dropped")
+    _f, _t, res, V_mp = _expansion_on(sub, rho, dps, order)
+    check = _drop_levels(model, list(fp.x), tau, rho, keep_extra=1)
+    if check is not None:
+        _f2, _t2, res2, V2 = _expansion_on(check[0], rho, dps, order)
+        bad = abs(res2["V"] - res["V"]) > 1e-12 * (1.0 + abs(res["V"]))
+        if V_mp is not None:
+            bad = bad or abs(V2 - V_mp) > mpmath.mpf(10) ** (-dps) * abs(V_mp)
+        if order == 2 and res["W"] is not None and res2["W"] is not None:
+            bad = bad or abs(res2["W"] - res["W"]) > 1e-9 * (1.0 + abs(res["W"]))
+        if bad:
+            return (f"dropping the {n - len(keep)} coordinates below {mpmath.nstr(tau, 3)} changes V or W "
+                    f"(V = {res['V']!r} vs {res2['V']!r} with one more kept)")
+    for key in ("a1", "a2", "S1", "S2"):
+        res[key] = _pad(res[key], keep, n)
+    worst = max(abs(fp.x[i]) for i in range(n) if i not in keep)
+    note = (f"{n - len(keep)} coordinates with fixed-point values <= {mpmath.nstr(worst, 3)} (below "
+            f"{mpmath.nstr(tau, 3)}) dropped: V, W are those of the sub-model on the other {len(keep)} "
+            "(agreeing with keeping one more)")
+    return res, V_mp, note
+
+
+def _pad(v, keep, n):
+    if v is None:
+        return None
+    v = np.asarray(v)
+    out = np.zeros((n,) * v.ndim)
+    out[np.ix_(*([keep] * v.ndim))] = v
+    return out
+
 RHO_MAX = 1e12      # measured: V, W agree at two precisions up to 1e12; from ~1e15 they do not
 
 
@@ -264,6 +463,35 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
     ``sampling="with_replacement"``); then :math:`B_N = E[h(X_N)]` and the expansion approximates
     :func:`exact_finite_n` / :func:`simulate`. JSQ (non-smooth drift) is refused. The expansion is
     not uniform in the load: where ``B`` is tiny compared with ``V/N`` it is no approximation.
+
+    Where the reduced Jacobian has nearly equal eigenvalues (the deep levels of a supermarket tail,
+    every diagonal entry close to ``-1``), its eigenvectors are too ill-conditioned for the
+    diagonalising solve of the order-3 system; that system is then solved as one dense linear system
+    (up to ``DENSE_KRONECKER_MAX`` reduced coordinates).
+
+    **Coordinates far below the working precision** (an unbounded queue truncated at a large buffer,
+    :meth:`symloss.core.unbounded.UnboundedTailModel.truncated`: at buffer 40 and load 0.9 the power-of-2 tails reach
+    :math:`10^{-5 \cdot 10^{10}}`). Only when the whole model fails (an error, or no ``W``), the set
+    ``D`` of coordinates with :math:`x^*_i < \tau = 10^{-(2\,digits + 10)}` (``digits = dps``, 17 for
+    float64) is dropped, if every transition that moves a coordinate of ``D`` moves only coordinates of
+    ``D`` and has a rate below :math:`\tau` at :math:`x^*`: the expansion is computed on the sub-model
+    (``x_D = 0``, those transitions removed). The argument: at :math:`x_D = 0` the moment equations of
+    the other coordinates are those of the sub-model, and ``D`` enters them only through moments with
+    an index in ``D``. The largest of these is the mean correction of the first dropped level, driven
+    by the covariance of the last kept level through the second derivative of the rate into ``D``
+    (supermarket: :math:`E[u_{k+1}] \approx \lambda E[u_k^d]` with :math:`\mathrm{Var}(u_k) \sim u_k/N`,
+    so for d >= 2 it is of order :math:`u_K^{d-1} \le (\tau/\lambda)^{(d-1)/d} \le \sqrt{\tau/\lambda}`, about
+    :math:`10^{-(digits+5)}`); the moments further down are smaller still. So ``V`` and ``W`` change by
+    that order times the condition of the moment equations. The condition is not bounded here;
+    instead the result is recomputed keeping the largest dropped coordinate (which measures the
+    leading term) and must agree (``V`` to :math:`10^{-12}`, ``W`` to :math:`10^{-9}` relative, ``V_mp``
+    to :math:`10^{-dps}` relative), else ``PrecisionError``. The same mechanism means a truncation
+    whose *last kept* level is not negligible changes ``V`` at the order of that level (buffer 8 against
+    9 at load 0.9: :math:`4 \cdot 10^{-11}` with :math:`u_8 = 2 \cdot 10^{-12}`): for the refined mean
+    field take a buffer whose last levels are below :math:`10^{-digits}`, e.g. 40. The ``note`` says
+    what was dropped; the moments are padded with zeros. A measure that vanishes without ``D`` (the
+    loss probability of the buffer) is refused with that reason: its ``V`` is made of the dropped
+    levels only.
 
     Parameters
     ----------
@@ -335,20 +563,32 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
         N = check_int(N, "N", min_value=1)
     _check_density_dependent(model, sampling, N)
     T = _tables(model)
-    r = _to_float(rho)
     fp_dps = 15 if dps is None else dps + 2 * GUARD_DPS
     fp = model.fixed_point(rho, dps=fp_dps)
+    note_drop = ""
+    failure = None
+    try:
+        _fp, _T, res, V_mp = _expansion_on(model, rho, dps, order, fp)
+        needed = order == 2 and res["W"] is None and "ill-conditioned" in res["note"]
+    except (PrecisionError, ArithmeticError) as exc:
+        failure, needed = exc, True
+    # only where the whole model fails: drop the coordinates that are negligible at the fixed point
+    tau = negligible_level_threshold(17 if dps is None else dps)
+    reduced = _drop_levels(model, list(fp.x), tau, rho) if needed else None
+    if reduced is not None:
+        got = _reduced_expansion(model, rho, dps, order, fp, reduced)
+        if isinstance(got, str):
+            if failure is not None:
+                raise type(failure)(f"{failure}; {got}") from None
+            res["note"] += f"; {got}"
+        else:
+            res, V_mp, note_drop = got
+    elif failure is not None:
+        raise failure
     x = np.array([float(v) for v in fp.x])
-    res = _expansion_float(T, x, r, order)
-    V_mp = B_mp = None
+    B_mp = None
     x_mp = []
     if dps is not None:
-        x_mp = list(fp.x)
-
-        def compute(work):
-            with mpmath.workdps(work):
-                return _first_order_arb(T, [mpmath.mpf(v) for v in fp.x], _mp_real(rho), dps_to_prec(work))
-        V_mp = agree_at_two_precisions(compute, dps, what="refined_mean_field V")
         with mpmath.workdps(dps):
             B_mp = +mpmath.mpf(fp.blocking)
             x_mp = [+mpmath.mpf(v) for v in fp.x]
@@ -356,9 +596,10 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
     method = RefinedMeanFieldResult.method
     if dps is not None:
         method += f"; fixed point (certified) and V at {dps} digits (mpmath)"
+    note = "; ".join(t for t in (res["note"], note_drop) if t)
     return RefinedMeanFieldResult(
-        model=getattr(model, "name", type(model).__name__), C=getattr(model, "C", None), d=d_attr, rho=r,
+        model=getattr(model, "name", type(model).__name__), C=getattr(model, "C", None), d=d_attr, rho=_to_float(rho),
         variables=tuple(model.variables), blocking_mf=float(fp.blocking), V=res["V"], x_star=x,
         x_correction=res["a1"], covariance=res["S1"], conserved=T.conserved, N=N, method=method,
         W=res["W"], x_correction2=res["a2"], covariance2=res["S2"], order=order, dps=dps, V_mp=V_mp,
-        blocking_mf_mp=B_mp, x_star_mp=x_mp, note=res["note"])
+        blocking_mf_mp=B_mp, x_star_mp=x_mp, note=note)
