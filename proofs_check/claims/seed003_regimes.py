@@ -82,6 +82,12 @@ from symloss.twoqueue import derivation as dv
 SOURCE = ("Yao, Knessl, On the Shortest Queue Version of the Erlang Loss Model (2008; paper 4 in docs/papers.md): asymptotic regimes a > 1/2, a ~ 1/2, 1/4 < a < 1/2, a ~ 1/4, "
           "a < 1/4 of the JSQ loss model")
 
+#: what every claim on the aggregation lemma stores unchecked: the lemma's record (``aggregation``, from
+#: ``_aggregation_recheck``: re-derived by the re-check itself, not compared field by field) and the
+#: prose ``argument``
+_UNCHECKED_AGGREGATION = ('aggregation/level_rates', 'aggregation/lumpability/*/case',
+                          'aggregation/lumpability/*/down', 'aggregation/lumpability/*/up',
+                          'aggregation/states_checked', 'argument')
 
 # --------------------------------------------------------------------------------------------------
 # the blocking regimes (machinery: proofs_check.support.seed003_blocking)
@@ -94,7 +100,7 @@ SOURCE = ("Yao, Knessl, On the Shortest Queue Version of the Erlang Loss Model (
                  r"$L=\frac{\frac12\log(2\pi\cdot2N)+\frac1{24N+1}+\log(1-e^{-\rho h(c)})}{\rho}$; "
                  r"hence $-\frac1\rho\log p(N,N)\to2a\log(2a)-2a+1$ as $\rho\to\infty$, $N=a\rho$, with "
                  r"error at most $\max(|L|,U)=O(\log\rho/\rho)$ for every $\rho\ge1$.",
-       source=SOURCE, expected="PROVED", unchecked=('aggregation/level_rates', 'aggregation/lumpability/*/case', 'aggregation/lumpability/*/down', 'aggregation/lumpability/*/up', 'aggregation/states_checked', 'argument', 'formulas/L', 'formulas/U', 'instances/*/L', 'instances/*/N', 'instances/*/U', 'instances/*/e', 'instances/*/rho', 'symbolic/chernoff_argmin', 'symbolic/chernoff_value', 'symbolic/h_derivative_minus_log', 'symbolic/identity',), recheck=_recheck_gt,
+       source=SOURCE, expected="PROVED", unchecked=_UNCHECKED_AGGREGATION + ('formulas/L', 'formulas/U', 'instances/*/L', 'instances/*/N', 'instances/*/U', 'instances/*/e', 'instances/*/rho', 'symbolic/chernoff_argmin', 'symbolic/chernoff_value', 'symbolic/h_derivative_minus_log', 'symbolic/identity',), recheck=_recheck_gt,
        method="p(N,N)=E(2N,rho) (aggregation lemma, re-checked on the rules); E = Poisson(rho) pmf at C "
               "over P(X<=C); Robbins' bounds 1/(12C+1) < log C! - (C+1/2)log C + C - log(2 pi)/2 < 1/(12C) "
               "(H. Robbins, Amer. Math. Monthly 62, 1955); Chernoff P(X>C) <= exp(-rho h(c)) for c > 1 "
@@ -116,7 +122,7 @@ def _prove_gt() -> Certificate:
        statement=r"For every integer $N\ge1$ and real $\rho>0$ with $c=2N/\rho<1$ (i.e. $a<1/2$): "
                  r"$0\le p(N,N)-(1-c)\le\frac{c}{\rho(1-c)}$. Hence $p(N,N)\to1-2a$ with error at most "
                  r"$\frac{2a}{\rho(1-2a)}$ for every $\rho>0$.",
-       source=SOURCE, expected="PROVED", unchecked=('aggregation/level_rates', 'aggregation/lumpability/*/case', 'aggregation/lumpability/*/down', 'aggregation/lumpability/*/up', 'aggregation/states_checked', 'argument', 'instances/*/rho_times_excess', 'integral_identity_checked_C',), recheck=_recheck_lt,
+       source=SOURCE, expected="PROVED", unchecked=_UNCHECKED_AGGREGATION + ('instances/*/rho_times_excess', 'integral_identity_checked_C',), recheck=_recheck_lt,
        method="p(N,N)=E(2N,rho) (aggregation lemma); 1/E = rho int_0^oo e^{-rho t}(1+t)^C dt; "
               "t - t^2/2 <= log(1+t) <= t; Gordon's inequality R(x) >= x/(1+x^2) for the Mills ratio "
               "(proof by derivative, checked by SymPy); Gaussian integral by SymPy; instances in arb")
@@ -147,7 +153,7 @@ def _prove_lt() -> Certificate:
                  r"\frac{\sqrt\kappa}{M_0(x)}$. Both bounds tend to $\varphi(\beta)/\Phi(\beta)$ as "
                  r"$\rho\to\infty$ with $\beta$ fixed (Jagerman's limit at $2N=\rho+\beta\sqrt\rho$), the "
                  r"gap being $O(\log(\rho)^{3/2}/\sqrt\rho)$.",
-       source=SOURCE, expected="PROVED", unchecked=('aggregation/level_rates', 'aggregation/lumpability/*/case', 'aggregation/lumpability/*/down', 'aggregation/lumpability/*/up', 'aggregation/states_checked', 'argument', 'instances/*/C', 'instances/*/beta', 'instances/*/limit', 'instances/*/sqrt_rho_times_width',), recheck=_recheck_hw,
+       source=SOURCE, expected="PROVED", unchecked=_UNCHECKED_AGGREGATION + ('instances/*/C', 'instances/*/beta', 'instances/*/limit', 'instances/*/sqrt_rho_times_width',), recheck=_recheck_hw,
        method="1/E = sqrt(rho) int_0^oo exp(F(u)) du, F = C log(1+u/sqrt(rho)) - sqrt(rho) u; "
               "v - v^2/2 <= log(1+v) <= v - v^2/2 + v^3/3; e^y <= 1 + y e^y (y >= 0) on [0,U]; concavity "
               "of F on [U, oo); Gaussian moments M0, M3 in closed form (SymPy); instances in arb")
@@ -216,7 +222,7 @@ for _reg in ("a_gt_half", "a_lt_half", "halfin_whitt"):
           method="exact cut equations of |m-n| (rates generated from the rules), exact second-moment "
                  "identity, blocking brackets of the seed003.blocking_regime claims; bound recursion in arb; "
                  "identities verified exactly on fmpq laws for N <= 5",
-          expected="PROVED", unchecked=('aggregation/level_rates', 'aggregation/lumpability/*/case', 'aggregation/lumpability/*/down', 'aggregation/lumpability/*/up', 'aggregation/states_checked', 'argument', 'exact_identities/*/identities', 'table/*/limit',), recheck=_recheck_imb(_reg))(_prove_imb(_reg))
+          expected="PROVED", unchecked=_UNCHECKED_AGGREGATION + ('exact_identities/*/identities', 'table/*/limit',), recheck=_recheck_imb(_reg))(_prove_imb(_reg))
 
 
 # --------------------------------------------------------------------------------------------------

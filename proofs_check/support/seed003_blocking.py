@@ -66,14 +66,24 @@ def _gt_instance(N, rho_s):
         return {"N": N, "rho": rho_s, "e": _ball_str(e), "L": _ball_str(L), "U": _ball_str(U)}
 
 
+def _recheck_start(data: dict, field: str, expected, what: str, symbolic, sym_what: str) -> dict:
+    """The first steps of every blocking re-check: the aggregation lemma re-derived, the stored
+    ``field`` compared with the claim's ``expected`` and the stored ``symbolic`` part with a fresh
+    derivation ``symbolic()``, which is returned; ``what`` and ``sym_what`` name the two in the errors
+    ("stored <what> from the claim's", "stored <sym_what> from a fresh derivation")."""
+    _aggregation_recheck()
+    if data.get(field) != expected:
+        raise CertificateError(f"stored {what} from the claim's")
+    sym = symbolic()
+    if data.get("symbolic") != sym:
+        raise CertificateError(f"stored {sym_what} from a fresh derivation")
+    return sym
+
+
 def _recheck_gt(data: dict) -> Status:
     data = dict(data)
-    _aggregation_recheck()
-    if data.get("formulas") != GT_FORMULAS:
-        raise CertificateError("stored bound formulas differ from the claim's")
-    sym = _gt_symbolic()
-    if data.get("symbolic") != sym:
-        raise CertificateError("stored symbolic derivation differs from a fresh derivation")
+    sym = _recheck_start(data, "formulas", GT_FORMULAS, "bound formulas differ", _gt_symbolic,
+                         "symbolic derivation differs")
     C, rho, r, P, k = sympy.symbols("C rho r P k", positive=True)
     if not _sym_zero(sym["identity"], {"C": C, "rho": rho, "r": r, "P": P}):
         raise CertificateError("identity -log E = rho h + log(2 pi C)/2 + r_C + log P does not hold")
@@ -130,13 +140,8 @@ def _lt_instance(N, rho_s):
 
 
 def _recheck_lt(data: dict) -> Status:
-    _aggregation_recheck()
-    if data.get("formulas") != LT_FORMULAS:
-        raise CertificateError("stored bound formulas differ from the claim's")
-    sym = _lt_symbolic()
-    stored = data.get("symbolic") or {}
-    if stored != sym:
-        raise CertificateError("stored symbolic lemmas differ from a fresh derivation")
+    sym = _recheck_start(data, "formulas", LT_FORMULAS, "bound formulas differ", _lt_symbolic,
+                         "symbolic lemmas differ")
     for key in ("d_upper", "d_lower", "gordon_derivative", "gordon_limit", "gauss_integral", "upper_bound"):
         if not _sym_zero(sym[key], {}):
             raise CertificateError(f"lemma {key} does not verify: {sym[key]}")
@@ -218,12 +223,7 @@ def _hw_instance(beta_int, rho_s):
 
 
 def _recheck_hw(data: dict) -> Status:
-    _aggregation_recheck()
-    if data.get("U_rule") != HW_RULE:
-        raise CertificateError("stored choice of U differs from the claim's")
-    sym = _hw_symbolic()
-    if data.get("symbolic") != sym:
-        raise CertificateError("stored symbolic lemmas differ from a fresh derivation")
+    sym = _recheck_start(data, "U_rule", HW_RULE, "choice of U differs", _hw_symbolic, "symbolic lemmas differ")
     for key, val in sym.items():
         if not _sym_zero(val, {}):
             raise CertificateError(f"lemma {key} does not verify: {val}")

@@ -93,6 +93,14 @@ def _move_down(s, occ, perm, pos, start):
     occ[s] = k - 1
 
 
+@njit(inline="always", cache=True)
+def _advance(k, clock, start, last, area):
+    """The lazy time integral of level ``k`` (its number of servers times the time) brought up to
+    ``clock``, before the level gains or loses a server."""
+    area[k] += (start[k + 1] - start[k]) * (clock - last[k])
+    last[k] = clock
+
+
 @njit(cache=True)
 def _pick_distinct4(s0, s1, s2, s3, N, tried, ntried):
     """A uniform server among those not in tried[:ntried] (rejection; ntried < N)."""
@@ -124,8 +132,7 @@ def _close_batch(batch, clock, t_batch0, sum_b, n_arr, n_lost, C, start, last, a
     """Bring the time integrals of ``n_k`` up to ``clock``; if ``batch >= 0``, store its statistics
     (sum of ``btable[n_C]``, arrivals, lost arrivals, elapsed time, the integrals) in row ``batch``."""
     for k in range(C + 1):
-        area[k] += (start[k + 1] - start[k]) * (clock - last[k])
-        last[k] = clock
+        _advance(k, clock, start, last, area)
     if batch >= 0:
         b_sum[batch] = sum_b
         b_arr[batch] = n_arr
@@ -262,10 +269,8 @@ def run_kernel_range(policy, N, C, d, lam, without, events, warmup, occ, st, bta
                 n_lost += 1
             else:
                 k = occ[target]
-                area[k] += (start[k + 1] - start[k]) * (clock - last[k])
-                last[k] = clock
-                area[k + 1] += (start[k + 2] - start[k + 1]) * (clock - last[k + 1])
-                last[k + 1] = clock
+                _advance(k, clock, start, last, area)
+                _advance(k + 1, clock, start, last, area)
                 _move_up(target, occ, perm, pos, start)
                 J += 1
         else:
@@ -282,10 +287,8 @@ def run_kernel_range(policy, N, C, d, lam, without, events, warmup, occ, st, bta
                 k -= 1
             jj, s0, s1, s2, s3 = _randint4(s0, s1, s2, s3, nk)
             s = perm[start[k] + jj]
-            area[k] += (start[k + 1] - start[k]) * (clock - last[k])
-            last[k] = clock
-            area[k - 1] += (start[k] - start[k - 1]) * (clock - last[k - 1])
-            last[k - 1] = clock
+            _advance(k, clock, start, last, area)
+            _advance(k - 1, clock, start, last, area)
             _move_down(s, occ, perm, pos, start)
             J -= 1
     fstate[0] = clock

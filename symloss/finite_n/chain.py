@@ -30,12 +30,14 @@ import numpy as np
 import sympy as sp
 
 from ..core.codegen import numpy_lambdify
+from ..core.docstrings import fill_doc
 from ..core.identity import freeze
 from ..core.model import RHO, MeanFieldModel, ModelDefinitionError, _nonzeros, exact_expr, unknown_symbols_message
 from ..core.registry import declare_family
 from ..core.validation import integer
 from ..meanfield.models import JSQ
 from . import exact_code, states
+from ._docfragments import FINITE_N_DOCS
 from ._doctests import doctest_table
 
 # the exact printers and the state spaces, re-exported here (their old home)
@@ -245,6 +247,7 @@ class FiniteNChain:
             self._cache["ex_b"] = exact_lambdify(self.args, self.blocking)
         return self._cache["ex"], self._cache["ex_b"]
 
+    @fill_doc(FINITE_N_DOCS)
     def exact_rate(self, j: int, state, rho) -> object:
         """Rate ``j`` at one state in exact rationals.
 
@@ -252,14 +255,12 @@ class FiniteNChain:
         ----------
         j : int
             Index of the transition.
-        state : array_like of int
-            The counts.
-        rho : flint.fmpq
-            Load per server, exact.
+        {{exact_state_rho}}
 
         Returns
         -------
         flint.fmpq
+            The total rate of transition ``j`` out of ``state``.
 
         Raises
         ------
@@ -269,19 +270,18 @@ class FiniteNChain:
         from flint import fmpq
         return self._exact_fns()[0][j](*[fmpq(int(v)) for v in state], rho, fmpq(self.N))
 
+    @fill_doc(FINITE_N_DOCS)
     def exact_blocking(self, state, rho):
         """The conditional loss probability at one state in exact rationals.
 
         Parameters
         ----------
-        state : array_like of int
-            The counts.
-        rho : flint.fmpq
-            Load per server, exact.
+        {{exact_state_rho}}
 
         Returns
         -------
         flint.fmpq
+            The probability ``b(n)`` that an arrival in ``state`` is lost.
 
         Examples
         --------
@@ -381,6 +381,7 @@ def _subs_parameters(model, expr, where="finite-N rate"):
     return expr.subs(subs) if subs else expr
 
 
+@fill_doc(FINITE_N_DOCS)
 def count_symbols(model) -> tuple:
     """The SymPy symbols of a model's finite-N count state, one per state variable (``N`` times it):
     the symbols ``finite_n_transitions`` and ``finite_n_blocking_expr`` must be written in.
@@ -392,11 +393,12 @@ def count_symbols(model) -> tuple:
     Parameters
     ----------
     model : MeanFieldModel
-        The model.
+        The model whose count state is named.
 
     Returns
     -------
     tuple of sympy.Symbol
+        One symbol per state variable, in the order of the model's state.
 
     Raises
     ------
@@ -405,9 +407,8 @@ def count_symbols(model) -> tuple:
 
     References
     ----------
-    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
-       processes", Journal of Applied Probability 7(1), 49-58 (1970) (the count chain whose scaled
-       state the mean-field model describes).
+    {{ref_kurtz}}
+       (the count chain whose scaled state the mean-field model describes).
 
     Examples
     --------
@@ -422,6 +423,7 @@ def count_symbols(model) -> tuple:
     return tuple(model.count_symbols())
 
 
+@fill_doc(FINITE_N_DOCS)
 def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacement") -> FiniteNChain:
     """Generate the finite-N count chain of ``model`` with ``N`` servers from its definition (see the
     module docstring). Cached per definition, ``N`` and ``sampling``.
@@ -455,8 +457,9 @@ def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacem
 
     References
     ----------
-    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
-       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+    {{ref_kurtz}}
+       (the chain generated from the mean-field rates is a density-dependent population process: its
+       scaled state tends to the mean-field ODE as ``N`` grows).
 
     Examples
     --------
@@ -487,6 +490,7 @@ def finite_n_chain(model: MeanFieldModel, N: int, sampling: str = "with_replacem
     return chain
 
 
+@fill_doc(FINITE_N_DOCS)
 def finite_n_key(model, N: int, sampling: str):
     """The identity of the finite-N chain of ``model`` with ``N`` servers: the mean-field definition
     (:class:`~symloss.core.model.DefinitionKey`) with the finite-N transitions and blocking this model
@@ -495,12 +499,7 @@ def finite_n_key(model, N: int, sampling: str):
 
     Parameters
     ----------
-    model : MeanFieldModel
-        The model.
-    N : int
-        Number of servers.
-    sampling : {"with_replacement", "without_replacement"}
-        The finite-N convention.
+    {{model_N_sampling}}
 
     Returns
     -------

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..core.model import MeanFieldModel
 from ..core.validation import check_choice, check_int, check_real, integer, real_array, real_float
 from ..meanfield.policies import POLICIES, policy_model
@@ -66,6 +67,7 @@ def _check_nfull(nfull, N: int) -> np.ndarray:
     return np.asarray(m, dtype=np.float64)
 
 
+@fill_doc
 def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "with_replacement"):
     r"""Probability that an arrival is lost when ``nfull`` of the ``N`` servers are full.
 
@@ -107,10 +109,7 @@ def conditional_blocking(policy: str, N: int, d: int, nfull, sampling: str = "wi
     --------
     finite_n_chain, symloss.exact_finite_n
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

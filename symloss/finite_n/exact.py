@@ -14,6 +14,7 @@ import numpy as np
 import scipy.sparse as sps
 import scipy.sparse.linalg as spla
 
+from ..core.docstrings import fill_doc
 from ..core.results import ResultMixin
 from ..core.stats import truncated_poisson_log_weights, truncated_poisson_weights
 from ..core.validation import check_choice, check_int
@@ -291,6 +292,7 @@ def _early_size_check(N, C, kw):
                          "refined_mean_field() instead")
 
 
+@fill_doc
 def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_replacement", method="auto",
                    max_states=None, initial=None) -> ExactFiniteNResult:
     r"""Exact stationary blocking of the ``N``-server system of any model (small chains).
@@ -369,12 +371,9 @@ def exact_finite_n(model, N, *args, rho=None, C=None, d=None, sampling="with_rep
 
     See Also
     --------
-    symloss.simulate, symloss.refined_mean_field, symloss.finite_n_chain
+    symloss.simulate, symloss.refined_mean_field, symloss.finite_n_chain, symloss.blocking_rational_function
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

@@ -20,14 +20,10 @@ class _FmpqPrinter(PythonCodePrinter):
     """Prints SymPy expressions as Python code on exact rationals (integers and rationals become
     ``fmpq``; powers with integer exponents stay exact)."""
 
-    def _print_Integer(self, expr):
-        return f"_Q({int(expr)}, 1)"
-
     def _print_Rational(self, expr):
         return f"_Q({int(expr.p)}, {int(expr.q)})"
 
-    def _print_Half(self, expr):
-        return "_Q(1, 2)"
+    _print_Integer = _print_Half = _print_Rational      # integers and 1/2 are rationals: fmpq(p, q)
 
     def _print_Pow(self, expr, rational=False):
         b, e = expr.as_base_exp()
@@ -71,7 +67,8 @@ def exact_lambdify(args, expr):
     Raises
     ------
     ModelDefinitionError
-        If ``expr`` is not rational.
+        If ``expr`` is not rational in ``args``: a float, a power with a non-integer exponent, or a
+        function such as ``exp``, ``log`` or ``sqrt``.
 
     Examples
     --------

@@ -10,6 +10,7 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..core.docstrings import fill_doc
 from ..core.model import RHO, MeanFieldModel
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int
@@ -268,6 +269,7 @@ _JUSTIFICATION = ("Cramer's rule on the balance equations with the reference sta
                   "D = (M-1) k; both interpolated exactly at rho = 1..D+1 and checked at D+2")
 
 
+@fill_doc
 def blocking_rational_function(model, N, sampling="with_replacement", *, max_states=MAX_STATES):
     r"""The exact finite-N blocking :math:`B_N(\rho) = P(\rho)/Q(\rho)` as a reduced fraction of integer
     polynomials (see the module docstring for the method and the degree bound).
@@ -303,10 +305,14 @@ def blocking_rational_function(model, N, sampling="with_replacement", *, max_sta
     ArithmeticError
         If the interpolated polynomials miss the check point (cannot happen when the degree bound holds).
 
+    See Also
+    --------
+    chain_blocking_exact, recheck_blocking_rational_function, symloss.certified_finite_n_threshold
+
     References
     ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the finite-N study).
+    {{ref_retrial}}
+       (The finite-N study.)
 
     Examples
     --------

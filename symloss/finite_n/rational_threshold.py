@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from ..core.docstrings import fill_doc
 from ..core.model import MeanFieldModel
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int
@@ -114,6 +115,7 @@ class CertifiedFiniteNThreshold(ResultMixin):
                 "digits": self.digits, "wall_time": self.wall_time}
 
 
+@fill_doc
 def certified_finite_n_threshold(model_a, model_b, N, sampling="with_replacement", *, digits=12,
                                  max_states=MAX_STATES):
     r"""Prove where :math:`B_N^a(\rho) - B_N^b(\rho)` changes sign on :math:`(0, \infty)`.
@@ -153,10 +155,18 @@ def certified_finite_n_threshold(model_a, model_b, N, sampling="with_replacement
     ValueError
         If the two blockings are identical (no sign structure to prove).
 
+    See Also
+    --------
+    recheck_threshold_certificate : the independent re-check of the certificate data.
+    symloss.finite_n_threshold : the threshold from floats (exact chain, refined mean field or simulation).
+
     References
     ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the finite-N study).
+    {{ref_retrial}}
+       (The finite-N study.)
+    .. [2] G. E. Collins, A. G. Akritas, "Polynomial real root isolation using Descartes' rule of signs",
+       Proc. 1976 ACM Symposium on Symbolic and Algebraic Computation (SYMSAC '76), 272-275 (1976)
+       (the tiles of the root isolation).
 
     Examples
     --------

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import math
 
 import mpmath
 import numpy as np
 import sympy as sp
-from scipy.linalg import solve_continuous_lyapunov
 
 from ..core.model import RHO, define_model
 from ..core.precision import GUARD_DPS, PrecisionError, agree_at_two_precisions, check_dps, dps_to_prec
@@ -28,6 +26,7 @@ from .refined_moments import (  # noqa: F401
     _mp_real,
     _Point,
     _reduce,
+    _second_order,
     _sym,
 )
 from .refined_tables import (  # noqa: F401
@@ -250,29 +249,16 @@ def _kron_sum_dense(Ar, B, k):
 
 
 def _second_order_dense(T, x, r, out):
-    """The second-order term of :func:`_expansion_float` (same equations, the order-3 system solved by
-    :func:`_kron_sum_dense`), from the first-order moments in ``out``; fills ``W``, ``a2``, ``S2``."""
+    """The second-order term of :func:`_expansion_float` (:func:`_second_order`, the same equations,
+    with the order-3 system solved by :func:`_kron_sum_dense`), from the first-order moments in
+    ``out``; fills ``W``, ``a2``, ``S2``."""
     vals = np.asarray(T.f_np(*x, r), dtype=float).ravel()
     pt = _Point(T, vals)
-    n, P, L = T.n, T.P, T.L
-    Ar = L @ pt.jacobian() @ P
+    Ar = T.L @ pt.jacobian() @ T.P
     tl, _ms, beta = pt.group("rate", 0)
     Q = np.einsum("t,ta,tb->ab", beta, T.jumps[tl], T.jumps[tl])
-    a1, S1 = out["a1"], out["S1"]
-    D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
-    Y = np.moveaxis(pt.F(2, D), 0, 2)
-    Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))
-    rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
-    c2 = _sym(_expand(_kron_sum_dense(Ar, -_reduce(rhs3, L), 3), P))
-    U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
-    rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
-    S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
-    S2 = 0.5 * (S2 + S2.T)
-    a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
-    W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
-    if not math.isfinite(W):
-        raise ArithmeticError("non-finite second-order term")
-    out.update(W=float(W), a2=a2, S2=S2, note="")
+    W, a2, S2 = _second_order(T, pt, Ar, Q, out["a1"], out["S1"], _kron_sum_dense)
+    out.update(W=W, a2=a2, S2=S2, note="")
 
 
 def _expansion(T, x, r, order):

@@ -135,24 +135,34 @@ def _expansion_float(T, x, r, order):
     if order < 2:
         return out
     try:
-        D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
-        Y = np.moveaxis(pt.F(2, D), 0, 2)                  # (a, b, c): c the drift index
-        Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))   # W_ak dQ_bc/dx_k
-        rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
-        c2 = _expand(_kron_sum_solve(Ar, -_reduce(rhs3, L), 3), P)
-        c2 = _sym(c2)
-        U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
-        rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
-        S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
-        S2 = 0.5 * (S2 + S2.T)
-        a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
-        W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
-        if not math.isfinite(W):
-            raise ArithmeticError("non-finite second-order term")
-        out.update(W=float(W), a2=a2, S2=S2)
+        W, a2, S2 = _second_order(T, pt, Ar, Q, a1, S1, _kron_sum_solve)
+        out.update(W=W, a2=a2, S2=S2)
     except (ArithmeticError, np.linalg.LinAlgError) as exc:
         out["note"] = f"second-order term not computed: {exc}"
     return out
+
+
+def _second_order(T, pt, Ar, Q, a1, S1, kron_solve):
+    """The second-order term ``(W, a2, S2)`` at the point ``pt`` of the tables ``T``, from the reduced
+    Jacobian ``Ar``, the jump covariance ``Q`` and the first-order moments ``a1``, ``S1``; the order-3
+    system (a Kronecker sum of ``Ar``) is solved by ``kron_solve(Ar, B, 3)``
+    (:func:`_kron_sum_solve`, diagonalising, or a dense solve). Raises ``ArithmeticError`` for a
+    non-finite ``W``."""
+    n, P, L = T.n, T.P, T.L
+    D = 3.0 * _sym(np.einsum("ij,kl->ijkl", S1, S1))
+    Y = np.moveaxis(pt.F(2, D), 0, 2)                  # (a, b, c): c the drift index
+    Tq = np.einsum("ak,bck->abc", S1, pt.Qd(1, np.eye(n)))   # W_ak dQ_bc/dx_k
+    rhs3 = 1.5 * _sym(Y) + 3.0 * _sym(np.einsum("a,bc->abc", a1, Q)) + 3.0 * _sym(Tq) + pt.R()
+    c2 = _sym(_expand(kron_solve(Ar, -_reduce(rhs3, L), 3), P))
+    U = 0.5 * pt.F(2, c2) + pt.F(3, D) / 6.0
+    rhs2 = U + U.T + pt.Qd(1, a1) + 0.5 * pt.Qd(2, S1)
+    S2 = P @ solve_continuous_lyapunov(Ar, -(L @ rhs2 @ L.T)) @ P.T
+    S2 = 0.5 * (S2 + S2.T)
+    a2 = P @ np.linalg.solve(Ar, -L @ (0.5 * pt.F(2, S2) + pt.F(3, c2) / 6.0 + pt.F(4, D) / 24.0))
+    W = pt.H(1, a2) + 0.5 * pt.H(2, S2) + pt.H(3, c2) / 6.0 + pt.H(4, D) / 24.0
+    if not math.isfinite(W):
+        raise ArithmeticError("non-finite second-order term")
+    return float(W), a2, S2
 
 
 def _mp_real(x):

@@ -26,12 +26,14 @@ import numpy as np
 import sympy as sp
 
 from ..core.certify import DefinitionMismatchWarning
+from ..core.docstrings import fill_doc
 from ..core.model import RHO
 from ..core.random import spawn
 from ..core.registry import FastPath, dispatch, register_fast_path, same_system, warn_outside_package
 from ..core.stats import truncated_poisson_weights
 from ..meanfield.models import JSQ, PowerOfD, RandomRouting, RetrialOfD
 from .chain import NSYM, finite_n_chain, finite_n_key
+from ._docfragments import FINITE_N_DOCS
 from .common import N_BATCHES
 from .sim_count import _simulate_count
 from .sim_result import SimulationResult, _check_total, _default_warmup, _intervals
@@ -264,6 +266,7 @@ for _cls in (RetrialOfD, PowerOfD, JSQ):
     register_fast_path("finite_n", _cls, SERVER_KERNEL)
 
 
+@fill_doc(FINITE_N_DOCS)
 def server_level_policy(model, N: int, sampling: str):
     """``(policy, d)`` when the server-level kernel simulates exactly ``model``'s finite-N chain
     (identical transitions and loss probability, checked in SymPy: ``ServerKernelFastPath.applies``),
@@ -272,12 +275,7 @@ def server_level_policy(model, N: int, sampling: str):
 
     Parameters
     ----------
-    model : MeanFieldModel
-        The model.
-    N : int
-        Number of servers.
-    sampling : {"with_replacement", "without_replacement"}
-        The finite-N convention.
+    {{model_N_sampling}}
 
     Returns
     -------

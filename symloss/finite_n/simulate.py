@@ -63,6 +63,7 @@ D. Lemire, "Fast random integer generation in an interval", ACM TOMACS 29(1) (20
 """
 from __future__ import annotations
 
+from ..core.docstrings import fill_doc
 from ..core.random import seed_sequence
 from ..core.validation import check_choice, check_int
 from . import sim_count, sim_result, sim_server
@@ -117,6 +118,7 @@ def _parse_call(model, N, C, rho, d, sampling):
     return model, N, rho_f, sampling
 
 
+@fill_doc
 def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, replications=1, seed=None,
              sampling="with_replacement", kernel="auto", initial=None, policy=None,
              progress=None) -> SimulationResult:
@@ -216,10 +218,7 @@ def simulate(model=None, *, N, rho=None, events, C=None, d=None, warmup=None, re
     batches (:func:`symloss.core.stats.proportion_interval`: the units are independent, the arrivals
     are not), and a :class:`~symloss.core.stats.ZeroObservationsWarning` is emitted.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..core.model import MeanFieldModel
 from ..core.random import seed_sequence, spawn
 from ..core.results import ResultMixin
@@ -144,6 +145,7 @@ def _last_crossing(D, llo, lhi, n):
     return None, vals[0]
 
 
+@fill_doc
 def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with_replacement", rho_min=None,
                        rho_max=None, events=None, replications=8, n_loads=7, log_width=0.3, seed=None,
                        mean_field=True):
@@ -205,12 +207,11 @@ def finite_n_threshold(model_a, model_b, N, *args, method="auto", sampling="with
 
     See Also
     --------
-    symloss.threshold_load, symloss.exact_finite_n, symloss.simulate
+    symloss.threshold_load : the mean-field threshold (the limit of this one as ``N`` grows).
+    symloss.exact_finite_n, symloss.simulate : the finite-N blocking at one load.
+    symloss.certified_finite_n_threshold : the same threshold proved, from the exact rational blockings.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

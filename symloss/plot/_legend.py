@@ -156,14 +156,18 @@ def legend_is_above(ax, legend=None) -> bool:
     Returns
     -------
     bool
+        True when the bottom of the legend's box is at most a pixel below the top of the axes; False
+        without a legend.
 
     Examples
     --------
+    Twelve entries are too many for a corner of a one-column figure: :func:`place_legend` puts them
+    above the axes.
+
     >>> import matplotlib; matplotlib.use("Agg")
-    >>> from symloss.plot import new_figure
-    >>> fig, axes = new_figure("single")
-    >>> _ = axes[0, 0].plot([0, 1], [0, 1], label="diagonal")
-    >>> legend_is_above(axes[0, 0], place_legend(axes[0, 0], outside="above"))
+    >>> from symloss.plot import trajectories
+    >>> fig = trajectories([0, 1], {f"series {i}": [i, i + 1] for i in range(12)})
+    >>> legend_is_above(fig.axes[0])
     True
     """
     legend = legend or ax.get_legend()
@@ -205,7 +209,7 @@ def place_legend(ax, *, ncol: int | None = None, outside: str | None = None, tit
     Raises
     ------
     ValueError
-        For an unknown ``outside``.
+        If ``outside`` is not None, ``"above"``, ``"right"`` or ``"below"``.
 
     Examples
     --------

@@ -119,12 +119,15 @@ def paper_rc():
 
     Examples
     --------
+    Inside the block the paper's font and sizes hold; after it, the settings of before:
+
     >>> import matplotlib; matplotlib.use("Agg")
     >>> with paper_rc():
+    ...     size = matplotlib.rcParams["font.size"]
     ...     fig, axes = new_figure("single")
-    ...     _ = axes[0, 0].set_xlabel("load")
-    >>> axes[0, 0].xaxis.label.get_fontname()
-    'STIXGeneral'
+    ...     label = axes[0, 0].set_xlabel("load")
+    >>> size, label.get_fontname(), matplotlib.rcParams["font.size"] == size
+    (8.0, 'STIXGeneral', False)
     """
     return _style()
 
@@ -225,6 +228,7 @@ def fit_labels(fig, *, max_lines: int = 3) -> None:
     Returns
     -------
     None
+        The labels and titles of ``fig`` are changed in place.
 
     Examples
     --------
@@ -278,6 +282,8 @@ def cap_probability_axis(ax, values=None) -> None:
     Returns
     -------
     None
+        The top y limit of ``ax`` is lowered to 1 in place when it lies above (a log axis that did
+        not reach below 1 then starts at :math:`10^{-3}`).
 
     Raises
     ------

@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 
 from ..meanfield.certified import verify_comparison
-from ._legend import _layout, _renderer
+from ._legend import _layout, _renderer, place_legend
 from ._style import (
     float_values,
 )
@@ -33,6 +33,17 @@ def _set_title(fig, title) -> None:
 
 def _info(fig, name: str, **kw) -> None:
     fig._symloss.update({"figure": name, **{k: v for k, v in kw.items() if v is not None}})
+
+
+def _finish(fig, name: str, title, about: str, *, legend=None, **info):
+    """The last steps of every figure function: the legend of the axes ``legend`` placed off the data
+    (:func:`place_legend`, when given), the ``title`` set (:func:`_set_title`), the provenance recorded
+    (:func:`_info`: the figure's ``name``, ``info`` and ``about``, what it shows); returns ``fig``."""
+    if legend is not None:
+        place_legend(legend)
+    _set_title(fig, title)
+    _info(fig, name, **info, title=about)
+    return fig
 
 
 def _as_array(x, name: str) -> np.ndarray:
@@ -72,16 +83,18 @@ def threshold_marks(thresholds) -> list[tuple[float, str]]:
     Parameters
     ----------
     thresholds : None, number, mpf, sequence of those, CrossingResult or CertifiedComparison
+        What to mark (None: nothing).
 
     Returns
     -------
     list of (float, str)
-        Each load with its status.
+        Each load with its status, in the order of the object (the crossings of a comparison in the
+        order it lists them).
 
     Raises
     ------
     TypeError
-        For an object that is none of these.
+        For an object that is none of these, or a sequence with an element that is not a number.
 
     Examples
     --------

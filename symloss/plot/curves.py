@@ -9,9 +9,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..meanfield.certified import certified_threshold, verify_comparison
 from ..meanfield.compare import threshold_load
 from ..meanfield.models import PowerOfD, RetrialOfD
+from ._docfragments import PLOT_DOCS
 from ._style import (
     cap_probability_axis,
     float_values,
@@ -26,12 +28,12 @@ from .annotate import (
     RHO_LABEL,
     _as_array,
     _draw_fit,
+    _finish,
     _finite_positive,
     _info,
     _is_model,
     _mark_thresholds,
     _recheck,
-    _set_title,
     threshold_marks,
 )
 
@@ -39,6 +41,7 @@ __all__ = ["blocking_ratio", "retrial_vs_power", "blocking_curves", "jsq_heatmap
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$\\tilde d$", "power-of-$d$"),
                    width="single", height=None, title: str | None = None, ylabel: str | None = None,
                    zoom="auto", dps: int = 15):
@@ -62,11 +65,8 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     labels : (str or model, str or model)
         Names of policy *a* and *b* for the axis label (a model gives its name, see
         :func:`~symloss.plot.policy_label`).
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style).
+    {{width_height}}
+    {{title}}
     ylabel : str, optional
         The y-axis label (default from ``labels``).
     zoom : "auto", None or float
@@ -81,6 +81,8 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
     Returns
     -------
     matplotlib.figure.Figure
+        One panel of ratios (log-log; :math:`\log_{10}` of the ratio on a linear axis beyond the
+        float range), and the magnified panel below it when ``zoom`` is set.
 
     Raises
     ------
@@ -187,14 +189,12 @@ def blocking_ratio(rho, B_a, B_b=None, *, thresholds=None, labels=("retrial-of-$
                            zorder=1)
     for label, m in marks.items():
         _mark_thresholds(zax or ax, m, colours.get(label, "0.3"))
-    if any(lbl is not None for lbl in curves):
-        place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "blocking_ratio", dps=dps, title=f"blocking ratio {la_} / {lb_}")
-    return fig
+    legend = ax if any(lbl is not None for lbl in curves) else None     # one unlabelled curve: no legend
+    return _finish(fig, "blocking_ratio", title, f"blocking ratio {la_} / {lb_}", legend=legend, dps=dps)
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, width="single", height=None,
                      thresholds: bool = True, title: str | None = None):
     r"""Mean-field retrial-of-:math:`\tilde d` against power-of-:math:`d`: :func:`blocking_ratio` of the
@@ -218,17 +218,15 @@ def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, wid
         added, so that each curve passes through 1 at its threshold.
     dps : int
         Digits of the certified blockings; width :math:`10^{-\mathrm{dps}}` of the threshold intervals.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style).
+    {{width_height}}
+    {{title}}
     thresholds : bool
         Mark the thresholds (default True).
 
     Returns
     -------
     matplotlib.figure.Figure
+        The figure of :func:`blocking_ratio`: one curve per capacity, its thresholds marked.
 
     Examples
     --------
@@ -259,12 +257,11 @@ def retrial_vs_power(C, d: int = 2, dt: int = 3, *, rho=None, dps: int = 15, wid
     curves = {f"$C = {c}$": (RetrialOfD(c, dt), PowerOfD(c, d)) for c in Cs}
     fig = blocking_ratio(rho, curves, thresholds=thr, labels=(f"retrial-of-{dt}", f"power-of-{d}"), width=width,
                          height=height, dps=dps)
-    _set_title(fig, title)
-    _info(fig, "retrial_vs_power", dps=dps, title=f"retrial-of-{dt} vs power-of-{d}, C = {Cs}")
-    return fig
+    return _finish(fig, "retrial_vs_power", title, f"retrial-of-{dt} vs power-of-{d}, C = {Cs}", dps=dps)
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: int = 15, ylabel=None,
                     title: str | None = None):
     r"""Blocking probabilities against the load on log-log axes.
@@ -277,11 +274,8 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
         ``blocking(rho, dps=...)`` (evaluated here). A label None is replaced by the model's policy name
         (``retrial-of-2``, ``power-of-2``, ...). When some blocking is below the float range the y axis
         shows :math:`\log_{10} B` on a linear scale instead.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
     dps : int
         Digits used when a model is evaluated here.
     ylabel : str, optional
@@ -290,7 +284,7 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
     Returns
     -------
     matplotlib.figure.Figure
-        The y axis ends at 1 (a probability).
+        One panel, a curve per label; the y axis ends at 1 (a probability).
 
     Raises
     ------
@@ -340,10 +334,7 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
         cap_probability_axis(ax)
     ax.set_xlabel(RHO_LABEL)
     ax.set_xlim(rho.min(), rho.max())
-    place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "blocking_curves", dps=dps, title="blocking against load")
-    return fig
+    return _finish(fig, "blocking_curves", title, "blocking against load", legend=ax, dps=dps)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -351,6 +342,7 @@ def blocking_curves(rho, curves: Mapping, *, width="single", height=None, dps: i
 # ------------------------------------------------------------------------------------------------
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def jsq_heatmap(dist, *, width="single", height=None, log: bool = True, title: str | None = None):
     r"""Heat map of the joint law :math:`p(m, n)` of two M/M/N/N queues under JSQ (integer ticks, a
     labelled colour bar, :math:`\log_{10}` colours by default).
@@ -359,9 +351,7 @@ def jsq_heatmap(dist, *, width="single", height=None, log: bool = True, title: s
     ----------
     dist : TwoQueueDistribution or 2-D array
         ``p[m][n]``: probability that queue 1 has ``m`` and queue 2 ``n`` busy servers.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
+    {{width_height}}
     log : bool
         Colours of :math:`\log_{10} p` (default) or of :math:`p`.
     title : str, optional
@@ -370,6 +360,7 @@ def jsq_heatmap(dist, *, width="single", height=None, log: bool = True, title: s
     Returns
     -------
     matplotlib.figure.Figure
+        One panel, the heat map (``fig.axes[0]``), and its colour bar (``fig.axes[1]``).
 
     Examples
     --------
@@ -419,6 +410,7 @@ def jsq_heatmap(dist, *, width="single", height=None, log: bool = True, title: s
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel: str = "value",
                         labels=("exact", "asymptotic"), reference_slope: float | None = None,
                         probability: bool = False, width="single", height=None, title: str | None = None):
@@ -442,15 +434,13 @@ def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel
         error), written in the fitted line's legend entry.
     probability : bool
         The quantity is a probability: its axis ends at 1 and a value above 1 is refused.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
 
     Returns
     -------
     matplotlib.figure.Figure
+        Two panels: the two values (top) and their relative error with its fitted tail (bottom).
 
     Raises
     ------
@@ -494,10 +484,7 @@ def exact_vs_asymptotic(x, exact, asymptotic, *, xlabel: str = RHO_LABEL, ylabel
     ax2.set_yscale("log")
     ax2.set_xlabel(xlabel)
     ax2.set_ylabel("relative error")
-    place_legend(ax2)
-    _set_title(fig, title)
-    _info(fig, "exact_vs_asymptotic", title=f"{ylabel}: exact and asymptotic")
-    return fig
+    return _finish(fig, "exact_vs_asymptotic", title, f"{ylabel}: exact and asymptotic", legend=ax2)
 
 
 # ------------------------------------------------------------------------------------------------

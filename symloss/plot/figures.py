@@ -17,6 +17,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
+from ._docfragments import PLOT_DOCS
 from ._style import (
     cap_probability_axis,
     figure_size,
@@ -34,8 +36,7 @@ from .annotate import (  # noqa: F401 (re-exported: the figures' constants)
     RHO_LABEL,
     _as_array,
     _draw_fit,
-    _info,
-    _set_title,
+    _finish,
     tail_slope,
     threshold_marks,
 )
@@ -61,6 +62,7 @@ def _value_ci(v):
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single", height=None,
              ylabel: str = r"blocking probability $B_N$", probability: bool = True, title: str | None = None):
     r"""Finite-:math:`N` blocking against :math:`N` with the mean field :math:`B`, the refined
@@ -81,11 +83,8 @@ def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single"
         :math:`(B_N - B - V/N) N^2`, labelled "fitted") when not given.
     ci : sequence of (low, high), optional
         Confidence intervals of ``B_N`` (taken from the results when they carry one).
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
     ylabel : str
         The y-axis label of the top panel.
     probability : bool
@@ -94,6 +93,8 @@ def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single"
     Returns
     -------
     matplotlib.figure.Figure
+        Two panels: ``B_N`` with the predictions (top), the absolute errors with their fitted tails
+        (bottom).
 
     Raises
     ------
@@ -166,10 +167,7 @@ def finite_n(N, B_N, *, mean_field=None, V=None, W=None, ci=None, width="single"
     ax2.set_yscale("log")
     ax2.set_xlabel(N_LABEL)
     ax2.set_ylabel("absolute error")
-    place_legend(ax2)
-    _set_title(fig, title)
-    _info(fig, "finite_n", title="finite-N blocking against N")
-    return fig
+    return _finish(fig, "finite_n", title, "finite-N blocking against N", legend=ax2)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -181,6 +179,7 @@ def _est(e):
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def regret_decomposition(study, *, width="single", height=None, show_fits: bool = True,
                          title: str | None = None):
     r"""The regret decomposition :math:`R_{fluid}-R_{on} = C_{vol}+C_{long}+C_{short}` against
@@ -195,18 +194,16 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
     ----------
     study : DecompositionStudy
         From :meth:`symloss.OverloadedLossNetwork.decomposition_study`.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
-        A double-width figure puts the two panels side by side.
+    {{width_height}}
+    {{title}}
     show_fits : bool
         Draw the fitted lines of the study (default True).
 
     Returns
     -------
     matplotlib.figure.Figure
+        Two panels, the bounded costs and then the growing ones: one above the other, side by side
+        in a double-width figure.
 
     Examples
     --------
@@ -274,10 +271,7 @@ def regret_decomposition(study, *, width="single", height=None, show_fits: bool 
     ax2.set_xscale("log")
     ax2.set_xlabel(N_LABEL + " (log scale)")
     ax2.set_ylabel("cost per unit time\n(reward units)")
-    place_legend(ax2)
-    _set_title(fig, title)
-    _info(fig, "regret_decomposition", title="regret decomposition against ln N")
-    return fig
+    return _finish(fig, "regret_decomposition", title, "regret decomposition against ln N", legend=ax2)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -293,6 +287,7 @@ def _tail_values(v):
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: int | None = None,
                       width="single", height=None, title: str | None = None):
     r"""Tail fractions :math:`s_k` (fraction of queues with at least :math:`k` tasks) against
@@ -308,22 +303,20 @@ def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: 
         Arrival rate and choices of the mean-field closed form to draw.
     k_max : int, optional
         Largest ``k`` shown.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
 
     Returns
     -------
     matplotlib.figure.Figure
+        One panel: a curve per label (and the mean-field closed form); the y axis ends at 1.
 
     Examples
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> fig = supermarket_tails({"simulation": [1.0, 0.7, 0.35, 0.1, 0.02]}, lam=0.7, d=2)
-    >>> fig.axes[0].get_yscale()
-    'log'
+    >>> fig.axes[0].get_yscale(), [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    ('log', ['simulation', 'mean field $\\lambda^{(d^k-1)/(d-1)}$'])
     """
     fig, axes = new_figure(width, height)
     ax = axes[0, 0]
@@ -349,13 +342,11 @@ def supermarket_tails(tails: Mapping, *, lam=None, d: int | None = None, k_max: 
     ax.set_xlabel(r"queue length $k$ (tasks)")
     ax.set_ylabel(r"fraction of queues with $\geq k$ tasks, $s_k$")
     cap_probability_axis(ax)
-    place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "supermarket_tails", title="supermarket tails")
-    return fig
+    return _finish(fig, "supermarket_tails", title, "supermarket tails", legend=ax)
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def supermarket_distance(results: Mapping, *, reference: bool = True, width="single", height=None,
                          ylabel: str = r"$\sup_{t \leq T} \max_k |s^N_k(t) - s_k(t)|$",
                          title: str | None = None):
@@ -368,17 +359,15 @@ def supermarket_distance(results: Mapping, *, reference: bool = True, width="sin
         (or of ``(N, distance, (low, high))`` tuples).
     reference : bool
         Draw :math:`N^{-1/2}` (default True).
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
     ylabel : str
         The y-axis label.
 
     Returns
     -------
     matplotlib.figure.Figure
+        One panel (log-log): a curve per graph family, and the reference line.
 
     Examples
     --------
@@ -411,13 +400,11 @@ def supermarket_distance(results: Mapping, *, reference: bool = True, width="sin
     ax.set_yscale("log")
     ax.set_xlabel(r"number of vertices $N$")
     ax.set_ylabel(ylabel)
-    place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "supermarket_distance", title="distance to the mean-field ODE")
-    return fig
+    return _finish(fig, "supermarket_distance", title, "distance to the mean-field ODE", legend=ax)
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="single", height=None,
                          title: str | None = None):
     r"""Stationary mean queue length per server against the degree :math:`k` of the graph (log
@@ -432,15 +419,14 @@ def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="
         The pair approximation's mean queue length at degrees ``ks``.
     mean_field : float, optional
         The complete-graph (mean-field) value.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
 
     Returns
     -------
     matplotlib.figure.Figure
+        One panel: the points of each label, with the pair approximation and the mean field when
+        given.
 
     Examples
     --------
@@ -472,13 +458,11 @@ def mean_queue_vs_degree(points: Mapping, *, pair=None, mean_field=None, width="
     ax.set_xscale("log")
     ax.set_xlabel(r"degree $k$ of the graph")
     ax.set_ylabel(r"mean queue length $E[Q]$ (tasks per server)")
-    place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "mean_queue_vs_degree", title="mean queue length against degree")
-    return fig
+    return _finish(fig, "mean_queue_vs_degree", title, "mean queue length against degree", legend=ax)
 
 
 @paper_style
+@fill_doc(PLOT_DOCS)
 def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool = False, width="single",
                  height=None, xlabel: str = r"time $t$ (mean service times)", ylabel: str = "value",
                  probability: bool = False, title: str | None = None, styles: Mapping | None = None):
@@ -496,11 +480,8 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
         Fixed points, drawn as dotted lines in the colour of their series.
     log : bool
         Log y axis.
-    width, height : str or float, optional
-        ``"single"`` (3.5 in), ``"double"`` (7.2 in) or inches; the height in inches (default from the
-        width).
-    title : str, optional
-        A title (in the paper style; a two-panel figure gets a figure title).
+    {{width_height}}
+    {{title}}
     xlabel, ylabel : str
         Axis labels (with units).
     probability : bool
@@ -514,6 +495,7 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     Returns
     -------
     matplotlib.figure.Figure
+        One panel: a line per series (per row of a 2-D series), and the fixed points.
 
     Raises
     ------
@@ -560,7 +542,4 @@ def trajectories(t, series: Mapping, *, fixed: Mapping | None = None, log: bool 
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_xlim(tt.min(), tt.max())
-    place_legend(ax)
-    _set_title(fig, title)
-    _info(fig, "trajectories", title=ylabel)
-    return fig
+    return _finish(fig, "trajectories", title, ylabel, legend=ax)
