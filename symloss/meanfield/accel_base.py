@@ -51,6 +51,19 @@ def _identical(a, b) -> bool:
     return same_system(a, b)
 
 
+def _same_invariants_and_blocking(model, invariants, blocking, identity: str):
+    """The last two steps of :meth:`_Accelerator.applies`, once the drift matched: the model's
+    invariants and blocking against the template's; ``(ok, reason)``, the reason naming the kind of
+    ``identity`` that held."""
+    inv = [(list(c), v) for c, v in model._invariants]
+    if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
+                                          zip(inv, invariants)):
+        return False, "the invariants differ"
+    if not _identical(model._blocking, blocking):
+        return False, "the blocking expression differs"
+    return True, f"the definition is the template system of the reduction ({identity})"
+
+
 class _Accelerator(FastPath):
     """Common machinery of the accelerators: the binding to a definition (``applies``) and the
     verification of an answer on the definition's compiled equations (:meth:`verify`)."""
@@ -89,7 +102,7 @@ class _Accelerator(FastPath):
         Parameters
         ----------
         model : MeanFieldModel
-            The model.
+            The model whose sparse drift is compared with these rows (``applies``).
 
         Returns
         -------
@@ -113,13 +126,7 @@ class _Accelerator(FastPath):
                 if a != b:
                     return False, f"drift component {i} ({model.variables[i]}) differs"
             _, invariants, blocking = self.template_invariants_blocking(model)
-            inv = [(list(c), v) for c, v in model._invariants]
-            if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
-                                                  zip(inv, invariants)):
-                return False, "the invariants differ"
-            if not _identical(model._blocking, blocking):
-                return False, "the blocking expression differs"
-            return True, "the definition is the template system of the reduction (exact polynomial identity)"
+            return _same_invariants_and_blocking(model, invariants, blocking, "exact polynomial identity")
         try:
             drift, invariants, blocking = self.template(model)
         except (AttributeError, TypeError, ValueError) as exc:
@@ -130,13 +137,7 @@ class _Accelerator(FastPath):
         for i, (a, b) in enumerate(zip(f, drift)):
             if not _identical(a, b):
                 return False, f"drift component {i} ({model.variables[i]}) differs"
-        inv = [(list(c), v) for c, v in model._invariants]
-        if len(inv) != len(invariants) or any(list(c) != list(c2) or v != v2 for (c, v), (c2, v2) in
-                                              zip(inv, invariants)):
-            return False, "the invariants differ"
-        if not _identical(model._blocking, blocking):
-            return False, "the blocking expression differs"
-        return True, "the definition is the template system of the reduction (exact SymPy identity)"
+        return _same_invariants_and_blocking(model, invariants, blocking, "exact SymPy identity")
 
     def warn_on_mismatch(self, model) -> bool:
         return True              # certify.solve warns when a shipped class's definition was edited

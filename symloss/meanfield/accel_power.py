@@ -16,6 +16,7 @@ import mpmath
 import sympy as sp
 from flint import arb
 
+from ..core.docstrings import fill_doc
 from ..core.model import RHO
 from ..core.precision import (
     PrecisionError,
@@ -26,6 +27,7 @@ from ..core.precision import (
     to_arb,
     to_mpf,
 )
+from ._docfragments import MEANFIELD_DOCS
 from .accel_base import (
     _BINDING_CACHE,
     _MAX_PREC,
@@ -41,6 +43,7 @@ from .accel_base import (
 # power-of-d: shooting on log u_C
 # ==================================================================================================
 
+@fill_doc(MEANFIELD_DOCS)
 class PowerAccelerator(_Accelerator):
     r"""Shooting for power-of-d: :math:`u_{k-1}^d = u_k^d + k (u_k - u_{k+1})/\rho` downwards from
     :math:`u_C = e^t`, and :math:`G(t) = \log u_0^d = 0` solved by Newton in ``arb`` (float start in
@@ -54,9 +57,12 @@ class PowerAccelerator(_Accelerator):
     Examples
     --------
     >>> from symloss import PowerOfD
-    >>> from symloss.core.registry import accelerator_for
-    >>> accelerator_for(PowerOfD(2, 2)).name
-    'shooting'
+    >>> from symloss.meanfield.accelerators import POWER
+    >>> res = POWER.solve(PowerOfD(2, 2), 1, 20)
+    >>> res.extra["certificate"]["t"][:12]            # t = log u_2, certified by a sign change of G
+    '-1.468404696'
+    >>> str(res.blocking)[:12]                         # B = e^(2 t)
+    '0.0530346718'
     """
     name = "shooting"
     #: largest C for which :meth:`uniqueness` re-derives the telescoped identity on the model's drift
@@ -74,13 +80,7 @@ class PowerAccelerator(_Accelerator):
         ----------
         model : PowerOfD
             A model whose definition is the template.
-        rho : number
-            The load (the statement holds for every load).
-
-        Returns
-        -------
-        tuple of (str, str) or None
-            ``(status, text)``; ``None`` when the template does not apply.
+        {{uniqueness_rho_returns}}
         """
         if not self.applies(model)[0]:
             return None
@@ -123,12 +123,12 @@ class PowerAccelerator(_Accelerator):
         Parameters
         ----------
         model : PowerOfD
-            The model.
+            The model; its last variable ``u_C`` gives the blocking.
 
         Returns
         -------
         tuple
-            ``(None, [], blocking)``.
+            ``(None, [], u_C^d)``: no drift (:meth:`template_poly` gives it), no invariant, the blocking.
         """
         return None, [], model.variables[-1] ** model.d
 
@@ -140,7 +140,7 @@ class PowerAccelerator(_Accelerator):
         Parameters
         ----------
         model : PowerOfD
-            The model.
+            A power-of-d model: its ``C`` tail variables and ``d`` give the rows.
 
         Returns
         -------
@@ -276,16 +276,7 @@ class PowerAccelerator(_Accelerator):
     def float_log_blocking(self, model, rho: float) -> float:
         """``log B = d t`` in float64 (fast scans; the ball solve where ``t`` leaves the float range).
 
-        Parameters
-        ----------
-        model : PowerOfD
-            The model.
-        rho : float
-            Load per server.
-
-        Returns
-        -------
-        float
+        {{float_log_blocking_sections}}
         """
         t = self.float_start(model.C, model.d, rho)
         if isinstance(t, tuple):
@@ -300,14 +291,8 @@ class PowerAccelerator(_Accelerator):
         Parameters
         ----------
         model : PowerOfD
-            The model (for which ``applies`` holds).
-        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
-            Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
-            ball of each working precision, never a rounded point).
-        dps : int
-            Significant digits of the blocking.
-        residual : bool
-            Compute the drift residual of the returned state.
+            The model, for which ``applies`` holds (its definition is the power-of-d template).
+        {{accel_solve_params}}
 
         Returns
         -------

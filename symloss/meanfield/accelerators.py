@@ -39,6 +39,7 @@ import sympy as sp
 from flint import arb
 
 from ..core.certify import float_fixed_point
+from ..core.docstrings import fill_doc
 from ..core.model import RHO
 from ..core.precision import (
     arb_relative_accuracy_ok,
@@ -52,6 +53,7 @@ from ..core.precision import (
 from ..core.registry import accelerator_for, register_accelerator
 from ..erlang.balls import erlang_b_parts_ball, tail_poly
 from ..erlang.floats import _log_erlang_b_scalar as leb
+from ._docfragments import MEANFIELD_DOCS
 from .accel_base import _BINDING_CACHE, _MAX_PREC, BindingError, _Accelerator, _binding_key, _exact_load, _finish
 from .accel_jsq import JSQ_CLOSED_FORM, JSQAccelerator
 from .accel_power import POWER, PowerAccelerator
@@ -69,6 +71,7 @@ _tail_poly = tail_poly
 # retrial-of-d / random routing: the Erlang-B reduction
 # ==================================================================================================
 
+@fill_doc(MEANFIELD_DOCS)
 class RetrialAccelerator(_Accelerator):
     r"""The Erlang-B reduction of retrial-of-d (and random routing).
 
@@ -85,9 +88,12 @@ class RetrialAccelerator(_Accelerator):
     Examples
     --------
     >>> from symloss import RetrialOfD
-    >>> from symloss.core.registry import accelerator_for
-    >>> accelerator_for(RetrialOfD(2, 2)).name
-    'Erlang-B reduction'
+    >>> from symloss.meanfield.accelerators import RETRIAL
+    >>> res = RETRIAL.solve(RetrialOfD(2, 2), 1, 20)
+    >>> str(res.extra["a"])[:10]             # the load of a non-full server, 2^(1/3)
+    '1.25992104'
+    >>> str(res.blocking)[:12]               # B = E(2, a)^2
+    '0.0675589521'
     """
     name = "Erlang-B reduction"
     #: largest ``C (d - 1)`` for which :meth:`uniqueness` recomputes the monotonicity lemma (0.9 s at
@@ -106,13 +112,7 @@ class RetrialAccelerator(_Accelerator):
         ----------
         model : RetrialOfD
             A model whose definition is the template.
-        rho : number
-            The load (the statement holds for every load).
-
-        Returns
-        -------
-        tuple of (str, str) or None
-            ``(status, text)``; ``None`` when the template does not apply.
+        {{uniqueness_rho_returns}}
         """
         if not self.applies(model)[0]:
             return None
@@ -165,12 +165,13 @@ class RetrialAccelerator(_Accelerator):
         Parameters
         ----------
         model : RetrialOfD
-            The model.
+            The model; its ``C + 1`` occupancies give the invariant, ``x_C`` the blocking.
 
         Returns
         -------
         tuple
-            ``(None, invariants, blocking)``.
+            ``(None, [([1, ..., 1], 1)], x_C^d)``: no drift (:meth:`template_poly` gives it), the
+            invariant ``sum x = 1`` and the blocking.
         """
         C, d = model.C, model.d
         return None, [([1] * (C + 1), 1)], model.variables[C] ** d
@@ -183,7 +184,7 @@ class RetrialAccelerator(_Accelerator):
         Parameters
         ----------
         model : RetrialOfD
-            The model.
+            A retrial-of-d model: its ``C + 1`` occupancies and ``d`` give the rows.
 
         Returns
         -------
@@ -336,16 +337,7 @@ class RetrialAccelerator(_Accelerator):
     def float_log_blocking(self, model, rho: float) -> float:
         """``log B`` in float64, ``d log E(C, a)`` (fast scans).
 
-        Parameters
-        ----------
-        model : RetrialOfD
-            The model.
-        rho : float
-            Load per server.
-
-        Returns
-        -------
-        float
+        {{float_log_blocking_sections}}
         """
         a = self.float_start(model.C, model.d, rho) if model.d > 1 else rho
         return model.d * leb(model.C, a)
@@ -415,14 +407,9 @@ class RetrialAccelerator(_Accelerator):
         Parameters
         ----------
         model : RetrialOfD
-            The model (for which ``applies`` holds).
-        rho : int, float, Fraction, mpmath.mpf or any real the input layer accepts
-            Load per server, taken exactly (a float is its binary value; a non-dyadic rational is a
-            ball of each working precision, never a rounded point).
-        dps : int
-            Significant digits of the blocking.
-        residual : bool
-            Compute the drift residual of the returned state.
+            The model, for which ``applies`` holds (its definition is the birth-death template of the
+            reduction).
+        {{accel_solve_params}}
 
         Returns
         -------
@@ -509,21 +496,12 @@ register_accelerator(PowerOfD, POWER)
 register_accelerator(JSQ, JSQ_CLOSED_FORM)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def float_log_blocking(model, rho: float) -> float:
     """``log B`` in float64 at load ``rho``: the accelerator's float path where it applies, else the
     generic float continuation (used by the scans of :mod:`symloss.meanfield.compare`).
 
-    Parameters
-    ----------
-    model : MeanFieldModel
-        The model.
-    rho : float
-        Load per server, ``> 0``.
-
-    Returns
-    -------
-    float
-        The natural logarithm of the blocking (not certified: for scans).
+    {{float_log_blocking_sections}}
 
     Examples
     --------

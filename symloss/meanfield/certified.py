@@ -32,9 +32,11 @@ from fractions import Fraction
 
 import sympy as sp
 
+from ..core.docstrings import fill_doc
 from ..core.model import MeanFieldModel
 from ..core.precision import check_dps
 from ..core.validation import check_int
+from ._docfragments import MEANFIELD_DOCS
 from .certified_generic import FORMAT_GENERIC, generic_comparison, verify_generic
 from .certified_recheck import UNCHECKED_FAST, _check_models, _verify_fast
 from .certified_search import (
@@ -70,6 +72,7 @@ __all__ = [
 _REEXPORTED = (UNCHECKED_FAST, _check_models, _orient, _summary)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = None, K: int | None = None,
                          K_end: int | None = None, K_end_max: int | None = None,
                          method: str = "auto") -> CertifiedComparison:
@@ -104,6 +107,8 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     Returns
     -------
     CertifiedComparison
+        The sign of ``B_a - B_b`` on every piece of ``(0, oo)``, the crossings, the threshold and
+        the certificate that :func:`verify_comparison` re-checks.
 
     Raises
     ------
@@ -116,10 +121,7 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
         When a piece cannot be certified (e.g. a tangency of the two blockings): nothing is returned
         unchecked.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -212,6 +214,7 @@ def _raise_if_coincide(a, b, exc) -> None:
 
 
 
+@fill_doc(MEANFIELD_DOCS)
 def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedComparison:
     r""":func:`certified_comparison` of ``RetrialOfD(C, dt)`` against ``PowerOfD(C, d)`` (power-of-1
     is random routing in tail variables); or, as ``certified_threshold(model_a, model_b)``, of any two
@@ -247,10 +250,7 @@ def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedCompar
     ArithmeticError
         When a piece cannot be certified (see :func:`certified_comparison`).
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -281,6 +281,7 @@ def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedCompar
 # re-check (no search; the fast path's is in .certified_recheck)
 # ==================================================================================================
 
+@fill_doc(MEANFIELD_DOCS)
 def verify_comparison(certificate: dict, model_a, model_b) -> CertifiedComparison:
     """Re-check a certificate of :func:`certified_comparison` for ``(model_a, model_b)``: the
     models' fingerprints and bindings, the lemmas, both end pieces, every cell (its stored bounds
@@ -309,10 +310,7 @@ def verify_comparison(certificate: dict, model_a, model_b) -> CertifiedCompariso
         malformed, was made from other model definitions, or any stored number, cell, crossing or
         summary fails its re-check.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

@@ -373,7 +373,7 @@ def verify_generic(data, model_a, model_b, *, t0=None):
     Returns
     -------
     CertifiedComparison
-        The result rebuilt from the verified certificate.
+        The comparison rebuilt from the re-checked cells and crossings of the generic certificate.
 
     Raises
     ------

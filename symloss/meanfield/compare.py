@@ -34,9 +34,11 @@ import mpmath
 import sympy as sp
 from flint import arb
 
+from ..core.docstrings import fill_doc
 from ..core.model import BSYM, RHO
 from ..core.precision import DEFAULT_DPS, PrecisionError, check_dps, flint_prec, to_mpf
 from ..core.validation import BudgetError, check_int, check_real
+from ._docfragments import MEANFIELD_DOCS
 from .compare_pairs import (  # noqa: F401  (re-exported: _logdiff, _float_logdiff, _shorthand)
     _equal_at_sample_loads,
     _float_logdiff,
@@ -74,6 +76,7 @@ from .series import blocking_expansion
 __all__ = ["crossing_loads", "threshold_load", "dominance", "CrossingResult", "DominanceResult", "ThresholdLoad"]
 
 
+@fill_doc(MEANFIELD_DOCS)
 class ThresholdLoad(Fraction):
     r"""A threshold load found by :func:`threshold_load`: a number that says it is EVIDENCE.
 
@@ -87,7 +90,7 @@ class ThresholdLoad(Fraction):
     proof that no crossing is missed. A threshold proved for every load is a
     :class:`~symloss.meanfield.certified.CertifiedComparison`
     (:func:`~symloss.meanfield.certified.certified_threshold`, re-checked by
-    :func:`~symloss.meanfield.certified.verify_comparison`): PROVED.
+    :func:`~symloss.meanfield.certified.verify_comparison`): PROVED. The thresholds are those of [1]_.
 
     Parameters
     ----------
@@ -112,10 +115,7 @@ class ThresholdLoad(Fraction):
     ValueError
         If ``value`` is not finite.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the thresholds).
+    {{references_retrial}}
 
     Examples
     --------
@@ -236,6 +236,8 @@ class ThresholdLoad(Fraction):
         Returns
         -------
         str
+            The value in math mode followed by its status and how it was found, e.g.
+            ``$\rho^{*} = 0.949636$ (EVIDENCE: largest crossing in a float scan of [0.01, 150], ...)``.
 
         Raises
         ------
@@ -449,6 +451,7 @@ def _scan(a, b, rho_min, rho_max):
     return sorted(sign_cells), n_eval, D
 
 
+@fill_doc(MEANFIELD_DOCS)
 def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_min=0.01, rho_max=None,
                    dps: int = DEFAULT_DPS, method: str = "auto") -> CrossingResult:
     r"""Every load in ``[rho_min, rho_max]`` where the two models' blockings are equal.
@@ -534,12 +537,10 @@ def crossing_loads(model_a=None, model_b=None, dt=None, *, C=None, d=None, rho_m
 
     See Also
     --------
-    threshold_load, dominance
+    threshold_load : The largest crossing, as a :class:`ThresholdLoad` (EVIDENCE).
+    dominance : Which model blocks less over a whole range.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -635,6 +636,7 @@ def _leading_term(model):
     return blocking_expansion(model, 0, 1).terms[0]
 
 
+@fill_doc(MEANFIELD_DOCS)
 def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: int = DEFAULT_DPS, rho_max=None):
     r"""The load above which ``model_a`` blocks strictly less than ``model_b`` at every larger load
     (in the mean field); exactly 0 where that holds for every load.
@@ -686,10 +688,7 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     --------
     crossing_loads, dominance, symloss.finite_n_threshold
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -748,6 +747,7 @@ def threshold_load(model_a=None, model_b=None, dt=None, *, C=None, d=None, dps: 
     raise ValueError(f"the sign below rho = 0.01 is not settled (leading terms {lead})")
 
 
+@fill_doc(MEANFIELD_DOCS)
 def dominance(model_a, model_b, *, rho_min=0.01, rho_max=None, dps: int = 20) -> DominanceResult:
     """Does ``model_a`` block no more than ``model_b`` on ``[rho_min, rho_max]``?
 
@@ -785,12 +785,10 @@ def dominance(model_a, model_b, *, rho_min=0.01, rho_max=None, dps: int = 20) ->
 
     See Also
     --------
-    crossing_loads, threshold_load
+    crossing_loads : Every crossing of the two blocking curves in a range.
+    threshold_load : The largest crossing.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.definition import BSYM, RHO
+from ..core.docstrings import fill_doc
 from ..core.elimination import MAX_GENERIC_WORK, _bezout_of_rows, _check_degree, generic_eliminant, physical_factor  # noqa: F401
 from ..core.polyroots import (  # noqa: F401
     RealRoot,
@@ -24,6 +25,7 @@ from ..core.polyroots import (  # noqa: F401
     sturm_count,
 )
 from ..core.registry import registered_accelerators
+from ._docfragments import MEANFIELD_DOCS
 
 __all__ = ["generic_eliminant", "retrial_eliminant", "retrial_relation_in_a", "power_polynomial_in_s",
            "power_eliminant", "physical_factor", "MAX_ELIMINANT_DEGREE", "MAX_RELATION_DEGREE",
@@ -55,6 +57,7 @@ def _retrial_reduction_applies(model) -> bool:
     return False  # pragma: no cover - symloss.meanfield registers the accelerators on import
 
 
+@fill_doc(MEANFIELD_DOCS)
 def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     """``p = E(C, a)``, ``rho (1 - p^d) = a (1 - p)``, ``B = p^d``: eliminate ``a`` and ``p``
     (resultants), when the Erlang-B reduction applies to the definition; else
@@ -69,24 +72,21 @@ def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
         ``p`` exceeds it (default :data:`MAX_ELIMINANT_DEGREE`; for an edited definition, the work
         index of :func:`generic_eliminant`, default ``MAX_GENERIC_WORK``).
 
-    Returns
-    -------
-    sympy.Poly
-        The physical factor, in ``(rho, B)``.
+    {{returns_physical_factor}}
 
-    Raises
-    ------
-    BudgetError
-        If the predicted degree exceeds ``max_degree`` (a ``ValueError``).
-    PrecisionError
-        If no factor vanishes at the certified blocking.
+    {{raises_retrial_eliminant}}
 
     Examples
     --------
     >>> from symloss import RetrialOfD
     >>> from symloss.meanfield.elimination import retrial_eliminant
-    >>> retrial_eliminant(RetrialOfD(1, 2))
+    >>> model = RetrialOfD(1, 2)
+    >>> P = retrial_eliminant(model)
+    >>> P
     Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
+    >>> rho, B = P.gens
+    >>> abs(P.as_expr().subs({rho: 1, B: model.blocking(1)})) < 1e-12     # it vanishes at the blocking
+    True
     """
     if not _retrial_reduction_applies(model):
         return generic_eliminant(model, max_degree=max_degree)
@@ -102,8 +102,9 @@ def retrial_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     return physical_factor(sp.Poly(r2, RHO, BSYM), model)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def retrial_relation_in_a(model, *, max_degree: int | None = None) -> sp.Poly:
-    """The polynomial relation between rho and the per-server load ``a`` (retrial reduction).
+    r"""The polynomial relation between rho and the per-server load ``a`` (retrial reduction).
 
     Parameters
     ----------
@@ -116,21 +117,20 @@ def retrial_relation_in_a(model, *, max_degree: int | None = None) -> sp.Poly:
     Returns
     -------
     sympy.Poly
-        In ``a``, coefficients in ``rho``.
+        In ``a``, coefficients in ``rho``: the numerator of :math:`\rho (1 + E + \dots + E^{d-1}) - a`,
+        ``E = E(C, a)``, with a positive leading coefficient.
 
-    Raises
-    ------
-    ValueError
-        If the definition is not the retrial system of the reduction.
-    BudgetError
-        If the degree exceeds ``max_degree`` (a ``ValueError``).
+    {{raises_relation_in_a}}
 
     Examples
     --------
-    >>> from symloss import RetrialOfD
+    >>> from symloss import RHO, RetrialOfD
     >>> from symloss.meanfield.elimination import retrial_relation_in_a
-    >>> retrial_relation_in_a(RetrialOfD(2, 2))
+    >>> P = retrial_relation_in_a(RetrialOfD(2, 2))
+    >>> P
     Poly(a**3 + (2 - 2*rho)*a**2 + (2 - 2*rho)*a - 2*rho, a, domain='ZZ[rho]')
+    >>> P.as_expr().subs(RHO, 1)          # at rho = 1 the load of a non-full server is 2^(1/3)
+    a**3 - 2
     """
     if not _retrial_reduction_applies(model):
         raise ValueError(f"{model!r}: the definition is not the retrial system of the Erlang-B reduction, "
@@ -146,6 +146,7 @@ def retrial_relation_in_a(model, *, max_degree: int | None = None) -> sp.Poly:
     return -num if num.LC().could_extract_minus_sign() else num
 
 
+@fill_doc(MEANFIELD_DOCS)
 def power_polynomial_in_s(model, *, max_degree: int | None = None) -> sp.Poly:
     """Eliminate ``u_1..u_{C-1}`` from the model's own stationary equations (drift rows, last
     variable renamed ``s``) by successive resultants.
@@ -161,14 +162,9 @@ def power_polynomial_in_s(model, *, max_degree: int | None = None) -> sp.Poly:
     Returns
     -------
     sympy.Poly
-        In ``(s, rho)``.
+        In ``(s, rho)``: the last resultant, which vanishes at ``s = u_C`` of every stationary point.
 
-    Raises
-    ------
-    ValueError
-        If the elimination does not end in one polynomial.
-    BudgetError
-        If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
+    {{raises_power_elimination}}
 
     Examples
     --------
@@ -200,6 +196,7 @@ def power_polynomial_in_s(model, *, max_degree: int | None = None) -> sp.Poly:
     return sp.Poly(sp.expand(cur[0]), s, RHO)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def power_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
     """The polynomial in ``s = u_C`` combined with the blocking ``B = B(s)`` by a resultant
     (:func:`generic_eliminant` when the blocking depends on other variables).
@@ -212,26 +209,18 @@ def power_eliminant(model, *, max_degree: int | None = None) -> sp.Poly:
         Refuse, before any work, when the Bezout number of the drift rows (``d^C`` for power-of-d)
         exceeds it (default :data:`MAX_ELIMINANT_DEGREE`).
 
-    Returns
-    -------
-    sympy.Poly
-        The physical factor, in ``(rho, B)``.
+    {{returns_physical_factor}}
 
-    Raises
-    ------
-    ValueError
-        If the elimination does not end in one polynomial.
-    BudgetError
-        If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
-    PrecisionError
-        If no factor vanishes at the certified blocking.
+    {{raises_power_eliminant}}
 
     Examples
     --------
-    >>> from symloss import PowerOfD
-    >>> from symloss.meanfield.elimination import power_eliminant
-    >>> power_eliminant(PowerOfD(1, 2))      # at C = 1 power-of-2 is retrial-of-2
-    Poly(rho**2*B**2 - 2*rho**2*B + rho**2 - B, rho, B, domain='ZZ')
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> from symloss.meanfield.elimination import power_eliminant, retrial_eliminant
+    >>> power_eliminant(PowerOfD(1, 2)) == retrial_eliminant(RetrialOfD(1, 2))  # C = 1: the same system
+    True
+    >>> power_eliminant(PowerOfD(2, 2)).degree_list()      # degrees in rho and B at C = d = 2
+    (6, 4)
     """
     s = sp.Symbol("s", positive=True)
     P = power_polynomial_in_s(model, max_degree=max_degree)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import mpmath
 
 from ..core.certified_results import outward_decimal_strings
+from ..core.docstrings import fill_doc
 from ..core.model import MeanFieldModel
 from ..core.paper_numbers import Quantity, certified_digits
 from ..core.precision import check_dps, to_mpf
@@ -152,6 +153,7 @@ def _full_fraction(model, x):
     return None
 
 
+@fill_doc
 def evaluate(models, rhos, *, dps: int = 15, uniqueness: bool = False) -> Evaluation:
     r"""Each model's certified mean-field fixed point at each load, as one tidy table.
 
@@ -191,10 +193,7 @@ def evaluate(models, rhos, *, dps: int = 15, uniqueness: bool = False) -> Evalua
     --------
     symloss.MeanFieldModel.fixed_point, symloss.plot.blocking_curves
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026) (the mean-field models).
+    {{references_retrial}}
 
     Examples
     --------

@@ -48,6 +48,20 @@ def _exact_str(x: arb) -> str:
 # polynomial systems at an end point
 # ==================================================================================================
 
+def _at_t0(terms, x):
+    """The exact value at ``t = 0`` of a row of :class:`_PolySystem` (terms ``(c, exponents, te)``)
+    at the rational point ``x``: the sum of the terms with ``te == 0``."""
+    v = fmpq(0)
+    for c, ex, te in terms:
+        if te == 0:
+            p = c
+            for xi, a in zip(x, ex):
+                if a:
+                    p *= xi ** a
+            v += p
+    return v
+
+
 class _PolySystem:
     """Numerators of the model's square stationary system in ``(x, t)``; ``end`` is ``"zero"``
     (``t = rho``) or ``"infinity"`` (``t = 1/rho``, rows multiplied by ``t^deg_rho``)."""
@@ -88,32 +102,13 @@ class _PolySystem:
 
     # exact evaluation at a rational point, t = 0
     def value0(self, x):
-        out = []
-        for terms in self.rows:
-            v = fmpq(0)
-            for c, ex, te in terms:
-                if te == 0:
-                    p = c
-                    for xi, a in zip(x, ex):
-                        if a:
-                            p *= xi ** a
-                    v += p
-            out.append(v)
-        return out
+        return [_at_t0(terms, x) for terms in self.rows]
 
     def jac0(self, x):
         M = fmpq_mat(self.n, self.n)
         for i in range(self.n):
             for j in range(self.n):
-                v = fmpq(0)
-                for c, ex, te in self.jac[i][j]:
-                    if te == 0:
-                        p = c
-                        for xi, a in zip(x, ex):
-                            if a:
-                                p *= xi ** a
-                        v += p
-                M[i, j] = v
+                M[i, j] = _at_t0(self.jac[i][j], x)
         return M
 
     # power series evaluation: x as fmpq_poly, truncated at order N (N=None: exact)

@@ -38,8 +38,10 @@ from __future__ import annotations
 import sympy as sp
 
 from ..core.certify import FixedPointResult, OdeResult, integrate_ode_checks
+from ..core.docstrings import fill_doc
 from ..core.model import BSYM, RHO, MeanFieldModel
 from ..core.validation import check_int
+from ._docfragments import MEANFIELD_DOCS
 from .accel_jsq import JSQ_CLOSED_FORM
 
 __all__ = ["RandomRouting", "RetrialOfD", "PowerOfD", "JSQ", "FixedPointResult", "OdeResult", "RHO", "BSYM"]
@@ -60,6 +62,15 @@ def _unit(n, *entries):
     return sp.SparseMatrix(n, 1, {(i, 0): v for i, v in entries})
 
 
+def _all_drawn_from(count, N, d):
+    r"""Probability that ``d`` servers drawn without replacement among ``N`` all lie in a set of
+    ``count`` servers: :math:`\prod_{i<d} (\mathrm{count} - i)/(N - i)` (SymPy)."""
+    out = sp.Integer(1)
+    for i in range(d):
+        out *= (count - i) / sp.Integer(N - i)
+    return out
+
+
 class _Shipped(MeanFieldModel):
     """Common constructor checks of the shipped policies (capacity ``C``, parameter ``d``)."""
 
@@ -71,10 +82,61 @@ class _Shipped(MeanFieldModel):
         return f"{type(self).__name__}(C={self.C}, d={self.d})" if self.d != 1 else f"{type(self).__name__}(C={self.C})"
 
 
+def _all_d_full(self):
+    """The blocking :math:`x_C^d` (retrial-of-d), :math:`u_C^d` (power-of-d): all ``d`` servers tried
+    or sampled are full (``blocking_expr`` of :class:`RetrialOfD` and :class:`PowerOfD`).
+
+    Returns
+    -------
+    sympy.Expr
+        The last state variable (the fraction of full servers) to the power ``d``: in the mean-field
+        limit the ``d`` servers are independent, each full with probability ``x_C`` (``u_C``).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> RetrialOfD(2, 3).blocking_expr()
+    x2**3
+    >>> PowerOfD(3, 2).blocking_expr()
+    u3**2
+    """
+    return self.variables[-1] ** self.d
+
+
+@fill_doc(MEANFIELD_DOCS)
+def _finite_n_all_full(self, N, sampling="with_replacement"):
+    r"""Probability that an arrival is lost in a count state: all ``d`` servers drawn are full
+    (``finite_n_blocking_expr`` of :class:`RetrialOfD` and :class:`PowerOfD`).
+
+    Parameters
+    ----------
+    {{params_N_sampling}}
+
+    Returns
+    -------
+    sympy.Expr or None
+        :math:`\prod_{i<d} (n_C - i)/(N - i)` without replacement, in the last count symbol (the
+        number of full servers: ``n_C`` of the occupancy state, ``U_C`` of the tail state); ``None``
+        with replacement (:meth:`blocking_expr` at the fractions ``n / N``).
+
+    Examples
+    --------
+    >>> from symloss import PowerOfD, RetrialOfD
+    >>> RetrialOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
+    n2*(n2/3 - 1/3)/4
+    >>> PowerOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
+    U2*(U2/3 - 1/3)/4
+    """
+    if sampling == "with_replacement":
+        return None
+    return _all_drawn_from(self.count_symbols()[-1], N, self.d)
+
+
 # ==================================================================================================
 # random routing and retrial-of-d (state: x_k = fraction of servers with k jobs)
 # ==================================================================================================
 
+@fill_doc(MEANFIELD_DOCS)
 class RetrialOfD(_Shipped):
     r"""Retrial-of-d: an arrival tries up to ``d`` uniformly chosen servers in turn and is lost
     when all ``d`` are full.
@@ -95,12 +157,7 @@ class RetrialOfD(_Shipped):
     d : int
         Number of servers tried, ``1 <= d <= 64`` (``d = 1`` is random routing).
 
-    Raises
-    ------
-    TypeError
-        If ``C`` or ``d`` is not an integer.
-    ValueError
-        If ``C`` or ``d`` is outside its range.
+    {{raises_C_d}}
 
     See Also
     --------
@@ -114,10 +171,7 @@ class RetrialOfD(_Shipped):
     the definition's own equations; a subclass that edits a rate is solved by the generic certified
     solver.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -157,7 +211,8 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr)
-            ``2 C`` pairs ``(jump, rate)``.
+            ``2 C`` pairs ``(jump, rate)``: the ``C`` arrivals (from levels ``0..C-1``), then the ``C``
+            departures.
 
         Examples
         --------
@@ -173,20 +228,7 @@ class RetrialOfD(_Shipped):
         out += [(_unit(n, (k, -1), (k - 1, 1)), k * x[k]) for k in range(1, self.C + 1)]
         return out
 
-    def blocking_expr(self):
-        """The blocking :math:`x_C^d`: all ``d`` tried servers are full.
-
-        Returns
-        -------
-        sympy.Expr
-
-        Examples
-        --------
-        >>> from symloss import RetrialOfD
-        >>> RetrialOfD(2, 3).blocking_expr()
-        x2**3
-        """
-        return self.variables[-1] ** self.d
+    blocking_expr = _all_d_full
 
     def invariants(self):
         """The fractions sum to one.
@@ -194,6 +236,7 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         list of sympy.Eq
+            The one invariant ``x_0 + ... + x_C = 1``.
 
         Examples
         --------
@@ -209,6 +252,7 @@ class RetrialOfD(_Shipped):
         Returns
         -------
         tuple of sympy.Symbol
+            ``C + 1`` non-negative integer symbols, ``n_k`` counting the servers at level ``k``.
 
         Examples
         --------
@@ -225,19 +269,7 @@ class RetrialOfD(_Shipped):
         level-``k`` server with probability
         :math:`\sum_{j<d} \frac{1}{N-j}\prod_{i<j}\frac{n_C-i}{N-i}`.
 
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            How the ``d`` servers are drawn.
-
-        Returns
-        -------
-        list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
-            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
-            mean-field rates times ``N``).
+        {{finite_n_transitions_sections}}
 
         Examples
         --------
@@ -258,35 +290,7 @@ class RetrialOfD(_Shipped):
         out += [(_unit(m, (k, -1), (k - 1, 1)), k * n[k]) for k in range(1, self.C + 1)]
         return out
 
-    def finite_n_blocking_expr(self, N, sampling="with_replacement"):
-        r"""Probability that an arrival is lost in count state ``n``.
-
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            How the ``d`` servers are drawn.
-
-        Returns
-        -------
-        sympy.Expr or None
-            :math:`\prod_{i<d} (n_C - i)/(N - i)` without replacement; ``None`` with replacement
-            (:meth:`blocking_expr` at ``n / N``).
-
-        Examples
-        --------
-        >>> from symloss import RetrialOfD
-        >>> RetrialOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
-        n2*(n2/3 - 1/3)/4
-        """
-        if sampling == "with_replacement":
-            return None
-        nC = self.count_symbols()[-1]
-        out = sp.Integer(1)
-        for i in range(self.d):
-            out *= (nC - i) / sp.Integer(N - i)
-        return out
+    finite_n_blocking_expr = _finite_n_all_full
 
     def eliminant(self, *, max_degree: int | None = None) -> sp.Poly:
         r"""Polynomial :math:`P(\rho, B)` vanishing at the mean-field blocking (small ``C``, ``d``).
@@ -310,10 +314,7 @@ class RetrialOfD(_Shipped):
         sympy.Poly
             Irreducible over the integers, in :data:`~symloss.core.model.RHO` and ``B``.
 
-        Raises
-        ------
-        BudgetError
-            If the predicted degree exceeds ``max_degree`` (a ``ValueError``).
+        {{raises_retrial_eliminant}}
 
         Examples
         --------
@@ -339,10 +340,7 @@ class RetrialOfD(_Shipped):
         sympy.Poly
             A polynomial in ``a`` with coefficients in ``rho``.
 
-        Raises
-        ------
-        BudgetError
-            If the degree exceeds ``max_degree`` (a ``ValueError``).
+        {{raises_relation_in_a}}
 
         Examples
         --------
@@ -354,6 +352,7 @@ class RetrialOfD(_Shipped):
         return retrial_relation_in_a(self, max_degree=max_degree)
 
 
+@fill_doc(MEANFIELD_DOCS)
 class RandomRouting(RetrialOfD):
     """Random routing (``d = 1``): every server is an M/M/C/C station with load ``rho``;
     blocking ``E(C, rho)`` (the Erlang-B function).
@@ -363,28 +362,23 @@ class RandomRouting(RetrialOfD):
     C : int
         Capacity of a server, ``1 <= C <= 10000``.
 
-    Raises
-    ------
-    TypeError
-        If ``C`` is not an integer.
-    ValueError
-        If ``C`` is outside its range.
+    {{raises_C}}
 
     See Also
     --------
-    RetrialOfD, symloss.erlang_b
+    RetrialOfD : Random routing is its case ``d = 1``.
+    symloss.erlang_b : The blocking ``E(C, rho)`` of each server.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
     >>> import mpmath
-    >>> from symloss import RandomRouting
-    >>> mpmath.nstr(RandomRouting(2).blocking(1, dps=15), 15)
-    '0.2'
+    >>> from symloss import RandomRouting, erlang_b
+    >>> mpmath.nstr(RandomRouting(3).blocking(2, dps=15), 15)     # E(3, 2) = 4/19
+    '0.210526315789474'
+    >>> mpmath.nstr(erlang_b(3, 2, dps=15), 15)
+    '0.210526315789474'
     """
     name = "random"
 
@@ -421,6 +415,7 @@ class _TailStateModel(_Shipped):
         Returns
         -------
         tuple of sympy.Symbol
+            ``C`` non-negative integer symbols, ``U_k`` counting the servers at level ``k`` or above.
 
         Examples
         --------
@@ -431,6 +426,7 @@ class _TailStateModel(_Shipped):
         return tuple(sp.Symbol(f"U{k}", nonnegative=True, integer=True) for k in range(1, self.C + 1))
 
 
+@fill_doc(MEANFIELD_DOCS)
 class PowerOfD(_TailStateModel):
     r"""Power-of-d: an arrival samples ``d`` servers (with replacement) and joins the least
     occupied; it is lost when all ``d`` are full.
@@ -448,12 +444,7 @@ class PowerOfD(_TailStateModel):
     d : int
         Number of servers sampled, ``1 <= d <= 64``.
 
-    Raises
-    ------
-    TypeError
-        If ``C`` or ``d`` is not an integer.
-    ValueError
-        If ``C`` or ``d`` is outside its range.
+    {{raises_C_d}}
 
     See Also
     --------
@@ -467,8 +458,7 @@ class PowerOfD(_TailStateModel):
 
     References
     ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{ref_retrial}}
     .. [2] M. Mitzenmacher, "The power of two choices in randomized load balancing", PhD thesis,
        University of California, Berkeley (1996).
 
@@ -476,7 +466,10 @@ class PowerOfD(_TailStateModel):
     --------
     >>> import mpmath
     >>> from symloss import PowerOfD
-    >>> mpmath.nstr(PowerOfD(2, 2).blocking(1, dps=20), 20)
+    >>> model = PowerOfD(2, 2)
+    >>> model.variables                  # the tails u_1, u_2
+    (u1, u2)
+    >>> mpmath.nstr(model.blocking(1, dps=20), 20)
     '0.053034671871595439739'
     """
     name = "power"
@@ -491,7 +484,8 @@ class PowerOfD(_TailStateModel):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr)
-            ``2 C`` pairs ``(jump, rate)``.
+            ``2 C`` pairs ``(jump, rate)``, level by level: the arrival to level ``k``, then the departure
+            from it.
 
         Examples
         --------
@@ -506,20 +500,7 @@ class PowerOfD(_TailStateModel):
             out.append((_unit(n, (k - 1, -1)), k * self._u(k) - k * self._u(k + 1)))
         return out
 
-    def blocking_expr(self):
-        """The blocking :math:`u_C^d`: all ``d`` sampled servers are full.
-
-        Returns
-        -------
-        sympy.Expr
-
-        Examples
-        --------
-        >>> from symloss import PowerOfD
-        >>> PowerOfD(3, 2).blocking_expr()
-        u3**2
-        """
-        return self.variables[-1] ** self.d
+    blocking_expr = _all_d_full
 
     def finite_n_transitions(self, N, sampling="with_replacement"):
         r"""Finite-N transitions of the count chain.
@@ -527,19 +508,7 @@ class PowerOfD(_TailStateModel):
         Without replacement the ``d`` samples are distinct servers: the least occupied of them
         holds at least ``k`` jobs with probability :math:`P_k = \prod_{i<d} (U_k - i)/(N - i)`.
 
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            How the ``d`` servers are drawn.
-
-        Returns
-        -------
-        list of (sympy.SparseMatrix, sympy.Expr) or None
-            ``(jump, total rate)`` in :meth:`~symloss.MeanFieldModel.count_symbols` and
-            :data:`~symloss.core.model.RHO`; ``None`` with replacement (the count chain is then the
-            mean-field rates times ``N``).
+        {{finite_n_transitions_sections}}
 
         Examples
         --------
@@ -552,55 +521,20 @@ class PowerOfD(_TailStateModel):
         U = (sp.Integer(N),) + self.count_symbols() + (sp.Integer(0),)
 
         def P(k):
-            out = sp.Integer(1)
-            for i in range(self.d):
-                out *= (U[k] - i) / sp.Integer(N - i)
-            return out
+            return _all_drawn_from(U[k], N, self.d)
         out = []
         for k in range(1, self.C + 1):
             out.append((_unit(self.C, (k - 1, 1)), N * RHO * (P(k - 1) - P(k))))
             out.append((_unit(self.C, (k - 1, -1)), k * (U[k] - U[k + 1])))
         return out
 
-    def finite_n_blocking_expr(self, N, sampling="with_replacement"):
-        r"""Probability that an arrival is lost in count state ``U``.
-
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            How the ``d`` servers are drawn.
-
-        Returns
-        -------
-        sympy.Expr or None
-            :math:`\prod_{i<d} (U_C - i)/(N - i)` without replacement; ``None`` with replacement.
-
-        Examples
-        --------
-        >>> from symloss import PowerOfD
-        >>> PowerOfD(2, 2).finite_n_blocking_expr(4, "without_replacement")
-        U2*(U2/3 - 1/3)/4
-        """
-        if sampling == "with_replacement":
-            return None
-        UC = self.count_symbols()[-1]
-        out = sp.Integer(1)
-        for i in range(self.d):
-            out *= (UC - i) / sp.Integer(N - i)
-        return out
+    finite_n_blocking_expr = _finite_n_all_full
 
     def quartic(self, *, max_degree: int | None = None) -> sp.Poly:
         """Polynomial in ``s = u_C`` and ``rho`` from eliminating ``u_1, ..., u_{C-1}`` downwards
         (by resultants of the model's own stationary equations).
 
-        Parameters
-        ----------
-        max_degree : int
-            Refuse, before any work, when the Bezout number ``d^C`` of the rows exceeds it (default
-            :data:`~symloss.meanfield.elimination.MAX_ELIMINANT_DEGREE`, 48; for an edited definition the
-            work index of :func:`~symloss.meanfield.elimination.generic_eliminant`, default 100).
+        {{params_max_degree_bezout}}
 
         Returns
         -------
@@ -608,12 +542,7 @@ class PowerOfD(_TailStateModel):
             In ``s`` and ``rho``; for ``C = 2, d = 2`` at ``rho = 1`` it is
             ``s^4 + 2 s^3 - 2 s^2 - 4 s + 1``.
 
-        Raises
-        ------
-        ValueError
-            If the stationary equations do not allow the elimination.
-        BudgetError
-            If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
+        {{raises_power_elimination}}
 
         Examples
         --------
@@ -629,22 +558,14 @@ class PowerOfD(_TailStateModel):
         polynomial in ``s = u_C`` (eliminated from the model's own stationary equations) combined
         with ``B = s^d`` by a resultant, reduced to its physical factor.
 
-        Parameters
-        ----------
-        max_degree : int
-            Refuse, before any work, when the Bezout number ``d^C`` of the rows exceeds it (default
-            :data:`~symloss.meanfield.elimination.MAX_ELIMINANT_DEGREE`, 48; for an edited definition the
-            work index of :func:`~symloss.meanfield.elimination.generic_eliminant`, default 100).
+        {{params_max_degree_bezout}}
 
         Returns
         -------
         sympy.Poly
             In :data:`~symloss.core.model.RHO` and ``B``.
 
-        Raises
-        ------
-        BudgetError
-            If the Bezout number exceeds ``max_degree`` (a ``ValueError``).
+        {{raises_power_eliminant}}
 
         Examples
         --------
@@ -656,6 +577,7 @@ class PowerOfD(_TailStateModel):
         return power_eliminant(self, max_degree=max_degree)
 
 
+@fill_doc(MEANFIELD_DOCS)
 class JSQ(_TailStateModel):
     r"""Join the shortest queue among all servers: the fluid lower bound
     :math:`B = \max(0, 1 - C/\rho)` (servers are filled level by level).
@@ -669,28 +591,21 @@ class JSQ(_TailStateModel):
     C : int
         Capacity of a server, ``1 <= C <= 1000`` (the Heaviside definition is slow to derive beyond).
 
-    Raises
-    ------
-    TypeError
-        If ``C`` is not an integer.
-    ValueError
-        If ``C`` is outside its range.
+    {{raises_C}}
 
     See Also
     --------
-    PowerOfD, symloss.TwoQueueJSQ
+    PowerOfD : JSQ among ``d`` sampled servers.
+    symloss.TwoQueueJSQ : JSQ between two M/M/N/N queues (Yao and Knessl), exact at finite size.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
     >>> import mpmath
     >>> from symloss import JSQ
-    >>> mpmath.nstr(JSQ(2).blocking(4, dps=15), 15)
-    '0.5'
+    >>> [mpmath.nstr(JSQ(2).blocking(rho, dps=15), 15) for rho in (1, 4)]     # no loss below rho = C
+    ['0.0', '0.5']
     """
     name = "jsq"
     #: JSQ inspects every server: its finite-N chain does not depend on a sampling convention
@@ -708,7 +623,8 @@ class JSQ(_TailStateModel):
         Returns
         -------
         list of (sympy.SparseMatrix, sympy.Expr)
-            ``2 C`` pairs ``(jump, rate)``.
+            ``2 C`` pairs ``(jump, rate)``, level by level as for :class:`PowerOfD`; the arrival
+            rates are switched by the Heaviside indicators.
 
         Examples
         --------
@@ -731,6 +647,8 @@ class JSQ(_TailStateModel):
         Returns
         -------
         sympy.Expr
+            A ``Max`` in :data:`~symloss.core.model.RHO` alone (no state variable: the fluid limit
+            fills the levels in turn).
 
         Examples
         --------
@@ -746,6 +664,8 @@ class JSQ(_TailStateModel):
         Returns
         -------
         list of sympy.Expr
+            One polynomial in :data:`~symloss.core.model.RHO` and :data:`~symloss.core.model.BSYM`
+            (no state variable: JSQ's blocking is in closed form).
 
         Examples
         --------
@@ -766,6 +686,8 @@ class JSQ(_TailStateModel):
         Returns
         -------
         sympy.Poly
+            Degree one in ``rho`` and ``B``; it has no root in ``[0, 1)`` for ``rho < C``, where the
+            blocking is 0.
 
         Examples
         --------

@@ -45,6 +45,9 @@ import contextlib
 
 from flint import arb, arb_poly, arb_series, ctx, fmpq, fmpq_poly
 
+from ..core.docstrings import fill_doc
+from ._docfragments import MEANFIELD_DOCS
+
 __all__ = ["BallTM", "DualBallTM", "ExactTM", "analytic_tm", "series_cap", "series_coeffs"]
 
 
@@ -114,6 +117,39 @@ def _g_pow(x: arb, n: int, q) -> list:
         return series_coeffs(arb_series([x, arb(1)], prec=n) ** q, n)
 
 
+def _padded(c: list, K: int, zero) -> list:
+    """The coefficients ``c`` of a model of order ``K``: truncated or padded with ``zero`` to ``K + 1``."""
+    c = c[:K + 1]
+    if len(c) < K + 1:
+        c += [zero] * (K + 1 - len(c))
+    return c
+
+
+class _Subtraction:
+    """``a - b`` as ``a + (-b)``, for the Taylor models (each defines ``+`` and unary ``-``)."""
+    __slots__ = ()
+
+    def __sub__(self, o):
+        return self + (-o)
+
+    def __rsub__(self, o):
+        return (-self) + o
+
+
+class _BallDivision(_Subtraction):
+    """Division of the ball models (:class:`BallTM`, :class:`DualBallTM`): by a model of the same
+    class as ``* o.inv()``, by a number as ``* (1 / arb(o))``; ``o / model`` as ``model.inv() * o``."""
+    __slots__ = ()
+
+    def __truediv__(self, o):
+        if isinstance(o, type(self)):
+            return self * o.inv()
+        return self * (1 / (o if isinstance(o, arb) else arb(o)))
+
+    def __rtruediv__(self, o):
+        return self.inv() * o
+
+
 def _dg_coeffs(cs: list) -> list:
     """Taylor coefficients of g' from those of g (one fewer)."""
     return [cs[k + 1] * (k + 1) for k in range(len(cs) - 1)]
@@ -123,7 +159,8 @@ def _dg_coeffs(cs: list) -> list:
 # Taylor models with ball coefficients on m + [-h, h]
 # ==================================================================================================
 
-class BallTM:
+@fill_doc(MEANFIELD_DOCS)
+class BallTM(_BallDivision):
     """Taylor model ``f(m + tau) in P(tau) + [-r, r]`` for ``|tau| <= h`` (see the module docstring).
 
     Parameters
@@ -142,10 +179,7 @@ class BallTM:
     __slots__ = ("K", "_hb", "c", "h", "r")
 
     def __init__(self, c, r, h, K, hb=None):
-        c = list(c)[:K + 1]
-        if len(c) < K + 1:
-            c += [arb(0)] * (K + 1 - len(c))
-        self.c = c
+        self.c = _padded(list(c), K, arb(0))
         self.r = r
         self.h = h
         self.K = K
@@ -185,6 +219,7 @@ class BallTM:
         Returns
         -------
         BallTM
+            The model ``sum c_n tau^n + [-r, r]`` on the interval of ``self``, of order ``K``.
         """
         return BallTM(c, r, self.h, self.K, self._hb)
 
@@ -258,12 +293,6 @@ class BallTM:
     def __neg__(self):
         return self.like([-a for a in self.c], self.r)
 
-    def __sub__(self, o):
-        return self + (-o)
-
-    def __rsub__(self, o):
-        return (-self) + o
-
     def __mul__(self, o):
         if not isinstance(o, BallTM):
             o = o if isinstance(o, arb) else arb(o)
@@ -316,6 +345,7 @@ class BallTM:
         Returns
         -------
         BallTM
+            The model of ``1 / self``: the Taylor coefficients of ``1/x`` composed at the constant term.
         """
         return self.compose(_g_inv)
 
@@ -324,24 +354,17 @@ class BallTM:
 
         Parameters
         ----------
-        q : int, fractions.Fraction or flint.fmpq
-            The exponent (converted with ``fmpq``).
+        {{param_q}}
 
         Returns
         -------
         BallTM
+            The model of ``self ** q``: the Taylor coefficients of ``x ** q`` composed at the constant term.
         """
         q = fmpq(q)
         qa = arb(q)
         return self.compose(lambda x, n: _g_pow(x, n, qa))
 
-    def __truediv__(self, o):
-        if isinstance(o, BallTM):
-            return self * o.inv()
-        return self * (1 / (o if isinstance(o, arb) else arb(o)))
-
-    def __rtruediv__(self, o):
-        return self.inv() * o
 
 
 def analytic_tm(f, m: arb, h: arb, K: int) -> BallTM:
@@ -373,7 +396,8 @@ def analytic_tm(f, m: arb, h: arb, K: int) -> BallTM:
 # dual numbers of Taylor models (value and derivative)
 # ==================================================================================================
 
-class DualBallTM:
+@fill_doc(MEANFIELD_DOCS)
+class DualBallTM(_BallDivision):
     """A pair (Taylor model of ``f``, Taylor model of ``f'``) on the same interval.
 
     Parameters
@@ -401,6 +425,7 @@ class DualBallTM:
         Returns
         -------
         DualBallTM
+            Value ``m + tau`` (:meth:`BallTM.var`) and derivative the constant 1.
         """
         v = BallTM.var(m, h, K)
         return cls(v, v.const(1))
@@ -420,6 +445,7 @@ class DualBallTM:
         Returns
         -------
         DualBallTM
+            Value ``analytic_tm(f, m, h, K)`` and derivative from the shifted coefficients ``f(x, n + 1)``.
         """
         v = analytic_tm(f, m, h, K)
         d = analytic_tm(lambda x, n: _dg_coeffs(f(x, n + 1)), m, h, K)
@@ -436,6 +462,7 @@ class DualBallTM:
         Returns
         -------
         DualBallTM
+            Value ``v`` and derivative 0, both on the interval of ``self``.
         """
         return DualBallTM(self.v.const(v), self.v.const(0))
 
@@ -448,12 +475,6 @@ class DualBallTM:
 
     def __neg__(self):
         return DualBallTM(-self.v, -self.d)
-
-    def __sub__(self, o):
-        return self + (-o)
-
-    def __rsub__(self, o):
-        return (-self) + o
 
     def __mul__(self, o):
         if isinstance(o, DualBallTM):
@@ -473,6 +494,7 @@ class DualBallTM:
         Returns
         -------
         DualBallTM
+            Value ``1 / f`` and the chain-rule derivative ``-f' / f**2``.
         """
         return self._compose(_g_inv)
 
@@ -481,23 +503,16 @@ class DualBallTM:
 
         Parameters
         ----------
-        q : int, fractions.Fraction or flint.fmpq
-            Rational exponent.
+        {{param_q}}
 
         Returns
         -------
         DualBallTM
+            Value ``f ** q`` and the chain-rule derivative ``q f**(q-1) f'``.
         """
         qa = arb(fmpq(q))
         return self._compose(lambda x, n: _g_pow(x, n, qa))
 
-    def __truediv__(self, o):
-        if isinstance(o, DualBallTM):
-            return self * o.inv()
-        return self * (1 / (o if isinstance(o, arb) else arb(o)))
-
-    def __rtruediv__(self, o):
-        return self.inv() * o
 
 
 # ==================================================================================================
@@ -514,7 +529,8 @@ def _binomial_series(q: fmpq, n: int) -> list:
     return out
 
 
-class ExactTM:
+@fill_doc(MEANFIELD_DOCS)
+class ExactTM(_Subtraction):
     """``f(tau) in sum_{n<=K} c_n tau^n + tau^(K+1) R`` for ``0 <= tau <= h`` (module docstring).
 
     Parameters
@@ -533,10 +549,7 @@ class ExactTM:
     __slots__ = ("K", "R", "_I", "c", "h")
 
     def __init__(self, c, R, h, K, I=None):
-        c = [fmpq(x) for x in c][:K + 1]
-        if len(c) < K + 1:
-            c += [fmpq(0)] * (K + 1 - len(c))
-        self.c = c
+        self.c = _padded([fmpq(x) for x in c], K, fmpq(0))
         self.R = R
         self.h = h
         self.K = K
@@ -556,6 +569,7 @@ class ExactTM:
         Returns
         -------
         ExactTM
+            Coefficients ``[0, 1]`` and scaled remainder 0.
         """
         return cls([0, 1], arb(0), h, K)
 
@@ -572,6 +586,7 @@ class ExactTM:
         Returns
         -------
         ExactTM
+            The model ``sum c_n tau^n + tau^(K+1) R`` on ``[0, h]``, of order ``K``.
         """
         return ExactTM(c, R, self.h, self.K, self._I)
 
@@ -581,11 +596,12 @@ class ExactTM:
         Parameters
         ----------
         v : int, fractions.Fraction or flint.fmpq
-            The constant (converted with ``fmpq``).
+            The constant, kept exact (``fmpq(v)``): the coefficients of an ``ExactTM`` are rationals.
 
         Returns
         -------
         ExactTM
+            Coefficients ``[v]`` and scaled remainder 0.
         """
         return self.like([fmpq(v)], arb(0))
 
@@ -601,6 +617,8 @@ class ExactTM:
         Returns
         -------
         flint.arb
+            Contains ``f(tau)`` for every ``tau`` in ``[0, h]``: the polynomial part evaluated on the ball,
+            plus ``[0, h]^(K+1) R``.
         """
         return self._range(self.c) + self._I ** (self.K + 1) * self.R
 
@@ -615,12 +633,6 @@ class ExactTM:
 
     def __neg__(self):
         return self.like([-a for a in self.c], -self.R)
-
-    def __sub__(self, o):
-        return self + (-o)
-
-    def __rsub__(self, o):
-        return (-self) + o
 
     def __mul__(self, o):
         if not isinstance(o, ExactTM):
@@ -671,12 +683,12 @@ class ExactTM:
 
         Parameters
         ----------
-        q : int, fractions.Fraction or flint.fmpq
-            Rational exponent.
+        {{param_q}}
 
         Returns
         -------
         ExactTM
+            The model of ``self ** q`` with exact coefficients (the binomial series of ``(1 + y)^q``).
 
         Raises
         ------
@@ -698,6 +710,7 @@ class ExactTM:
         Returns
         -------
         ExactTM
+            The model of ``1 / self`` with exact coefficients (the geometric series at ``w0``).
 
         Raises
         ------
@@ -739,6 +752,7 @@ class ExactTM:
         Returns
         -------
         flint.arb
+            Contains ``f(tau) / tau^m`` for every ``tau`` in ``(0, h]``.
 
         Raises
         ------

@@ -50,9 +50,11 @@ import mpmath
 import sympy as sp
 from flint import arb, ctx, fmpq
 
+from ..core.docstrings import fill_doc
 from ..core.model import RHO
 from ..core.printers import arb_lambdify
 from ..core.validation import check_int
+from ._docfragments import MEANFIELD_DOCS
 from .models import PowerOfD, RetrialOfD
 
 __all__ = ["ThresholdLaw", "ConstantEnclosure", "threshold_law", "threshold_asymptotic",
@@ -82,6 +84,12 @@ def _check_pair(d, dt):
     if dt <= d:
         raise ValueError(f"dt must be > d (retrial-of-dt against power-of-d); got d={d}, dt={dt}")
     return d, dt
+
+
+def _check_pair_digits(d, dt, digits):
+    """:func:`_check_pair` and the digits of the certified constants, in ``[10, 200]``."""
+    d, dt = _check_pair(d, dt)
+    return d, dt, check_int(digits, "digits", min_value=10, max_value=200)
 
 
 # ==================================================================================================
@@ -224,6 +232,7 @@ def _power_expansion(d: int):
     return phi, sp.factor(f_next), reduced
 
 
+@fill_doc(MEANFIELD_DOCS)
 def derive_reduced_equations(d: int, dt: int, *, check_C=(5,)) -> dict:
     r"""Derive the reduced equations of both models from the library's definitions (SymPy).
 
@@ -235,10 +244,7 @@ def derive_reduced_equations(d: int, dt: int, *, check_C=(5,)) -> dict:
 
     Parameters
     ----------
-    d : int in [1, 64]
-        Power-of-d.
-    dt : int in [2, 64], > d
-        Retrial-of-dt.
+    {{params_d_dt}}
     check_C : tuple of int in [2, 12], optional
         The capacities at which the library's equations are checked symbolically (default ``(5,)``).
 
@@ -553,15 +559,13 @@ class _prec:
         ctx.prec = self.old
 
 
+@fill_doc(MEANFIELD_DOCS)
 def threshold_constants(d: int, dt: int, *, digits: int = 30):
     r"""The certified constants :math:`a^*, b^*` of :math:`\rho^* = a^* C + b^* + O(1/C)`.
 
     Parameters
     ----------
-    d : int in [1, 64]
-        Power-of-d.
-    dt : int in [2, 64], > d
-        Retrial-of-dt.
+    {{params_d_dt}}
     digits : int in [10, 200], optional
         Decimal digits of the enclosures (default 30).
 
@@ -570,19 +574,11 @@ def threshold_constants(d: int, dt: int, *, digits: int = 30):
     tuple of ConstantEnclosure or None
         ``(a_star, b_star)``; ``None`` for ``d = 1`` (no threshold: :math:`\rho^* = 0`).
 
-    Raises
-    ------
-    ValueError, TypeError
-        Bad ``d``, ``dt`` or ``digits``.
+    {{raises_d_dt_digits}}
     ArithmeticError
         If a sign or the uniqueness cannot be certified.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
-    .. [2] D. L. Jagerman, "Some properties of the Erlang loss function", Bell System Technical Journal
-       53(3) (1974) 525-551 (the overloaded regime rho = aC of Erlang-B).
+    {{references_retrial_jagerman}}
 
     Examples
     --------
@@ -591,8 +587,7 @@ def threshold_constants(d: int, dt: int, *, digits: int = 30):
     >>> a.lo[:10], b.lo[:8]
     ('1.04317605', '-2.60188')
     """
-    d, dt = _check_pair(d, dt)
-    digits = check_int(digits, "digits", min_value=10, max_value=200)
+    d, dt, digits = _check_pair_digits(d, dt, digits)
     if d == 1:
         return None
     a, b = _constants(d, dt, digits)
@@ -648,6 +643,7 @@ _C = sp.Symbol("C", positive=True)
 _ASTAR, _BSTAR = sp.symbols("a^* b^*", positive=True)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def threshold_law(d: int, dt: int, *, digits: int = 30) -> ThresholdLaw:
     r"""The law of :math:`\rho^*(C, d, d_t)` as :math:`C \to \infty`: closed-form pieces (SymPy,
     derived from the models' equations), LaTeX, and the certified constants.
@@ -671,18 +667,12 @@ def threshold_law(d: int, dt: int, *, digits: int = 30) -> ThresholdLaw:
     Returns
     -------
     ThresholdLaw
+        The closed-form pieces and their LaTeX, and the certified :math:`a^*`, :math:`b^*`
+        (``None`` for ``d = 1``).
 
-    Raises
-    ------
-    ValueError, TypeError
-        Bad ``d``, ``dt`` or ``digits``.
+    {{raises_d_dt_digits}}
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
-    .. [2] D. L. Jagerman, "Some properties of the Erlang loss function", Bell System Technical Journal
-       53(3) (1974) 525-551 (the overloaded regime rho = aC of Erlang-B).
+    {{references_retrial_jagerman}}
 
     Examples
     --------
@@ -693,8 +683,7 @@ def threshold_law(d: int, dt: int, *, digits: int = 30) -> ThresholdLaw:
     >>> law.a_star.lo[:6]
     '1.0431'
     """
-    d, dt = _check_pair(d, dt)
-    digits = check_int(digits, "digits", min_value=10, max_value=200)
+    d, dt, digits = _check_pair_digits(d, dt, digits)
     eq = derive_reduced_equations(d, dt)
     Pa = (1 - 1 / A) ** sp.Rational(1, dt)
     I_ret0 = sp.expand(eq["I_ret0"]).subs(P, Pa)
@@ -732,6 +721,7 @@ def threshold_law(d: int, dt: int, *, digits: int = 30) -> ThresholdLaw:
     return ThresholdLaw(d, dt, expressions, latex, a_enc, b_enc, notes)
 
 
+@fill_doc(MEANFIELD_DOCS)
 def threshold_asymptotic(C, d: int, dt: int, *, order: int = 2):
     r"""The law evaluated: :math:`a^* C` (``order=1``) or :math:`a^* C + b^*` (``order=2``).
 
@@ -739,10 +729,7 @@ def threshold_asymptotic(C, d: int, dt: int, *, order: int = 2):
     ----------
     C : int or float, >= 1
         Capacity.
-    d : int in [1, 64]
-        Power-of-d.
-    dt : int in [2, 64], > d
-        Retrial-of-dt.
+    {{params_d_dt}}
     order : {1, 2}, optional
         Number of terms (default 2).
 
@@ -757,12 +744,7 @@ def threshold_asymptotic(C, d: int, dt: int, *, order: int = 2):
     ValueError, TypeError
         Bad ``C``, ``d``, ``dt`` or ``order``.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
-    .. [2] D. L. Jagerman, "Some properties of the Erlang loss function", Bell System Technical Journal
-       53(3) (1974) 525-551 (the overloaded regime rho = aC of Erlang-B).
+    {{references_retrial_jagerman}}
 
     Examples
     --------
