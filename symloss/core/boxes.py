@@ -9,7 +9,9 @@ import math
 
 from flint import arb, arb_mat
 
+from ._docfragments import CORE_DOCS
 from .certified_results import IntervalEnclosure, _load_ball, parse_exact
+from .docstrings import fill_doc
 from .float_start import start_point
 from .krawczyk import _float_inverse, _krawczyk, _newton_arb
 from .precision import (
@@ -222,7 +224,8 @@ def verify_box(model, box, sel, rho_lo, rho_hi=None, *, prec: int = 128) -> floa
     Returns
     -------
     float
-        The contraction margin (``> 0``).
+        The contraction margin: the largest ``|K_i - m_i| / r_i`` over the components, ``K`` the
+        Krawczyk image of the box ``m_i +/- r_i`` (below 1, as the test passed).
 
     Raises
     ------
@@ -420,7 +423,8 @@ def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int =
     Returns
     -------
     float
-        The contraction margin (``> 0``).
+        The contraction margin: the largest ``|K_i| / delta_i`` over the components, ``K`` the
+        Krawczyk image of the tube's cross-section of radii ``delta`` (below 1, as the test passed).
 
     Raises
     ------
@@ -452,6 +456,7 @@ def verify_tube(model, center, slope, delta, sel, rho_lo, rho_hi, *, prec: int =
     return margin
 
 
+@fill_doc(CORE_DOCS)
 def enclose_interval(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None, sel=None,
                      max_inflations: int = 10) -> IntervalEnclosure:
     r"""A certified tube around the fixed-point branch, and enclosures of the log-blocking and of
@@ -478,17 +483,7 @@ def enclose_interval(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None, sel=
     max_inflations : int, optional
         Number of epsilon inflations tried (default 10).
 
-    Returns
-    -------
-    IntervalEnclosure
-        The tube, its hull, and enclosures of the log-blocking and of :math:`d\log B/d\log\rho`.
-
-    Raises
-    ------
-    ValueError
-        If ``rho_lo >= rho_hi``.
-    PrecisionError
-        When no tube is found (bisect the interval).
+    {{returns_raises_interval_enclosure}}
 
     Examples
     --------

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import time
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
 from .real_numbers import real_float
 
 DEFAULT_MAX_BYTES = 4 * 2 ** 30        # memory budget of the simulators and graph builders (4 GiB)
@@ -86,19 +88,20 @@ def check_output_path(path, name: str = "path") -> str:
     return path
 
 
+@fill_doc(CORE_DOCS)
 def check_max_seconds(x, name: str = "max_seconds"):
     """``None`` (no time limit) or a positive finite number of seconds, as float.
 
     Parameters
     ----------
     x : None or number
-        The limit.
-    name : str
-        The argument's name, for the error messages.
+        The time limit in seconds; ``None`` for no limit.
+    {{param_name}}
 
     Returns
     -------
     float or None
+        The limit as a float, or ``None``.
 
     Raises
     ------
@@ -115,19 +118,20 @@ def check_max_seconds(x, name: str = "max_seconds"):
     return real_float(x, name, lower=0, lower_open=True)
 
 
+@fill_doc(CORE_DOCS)
 def check_max_bytes(x, name: str = "max_bytes") -> float:
     """``None`` (the default budget ``DEFAULT_MAX_BYTES`` = 4 GiB) or a positive number of bytes.
 
     Parameters
     ----------
     x : None or number
-        The budget.
-    name : str
-        The argument's name, for the error messages.
+        The memory budget in bytes; ``None`` for ``DEFAULT_MAX_BYTES``.
+    {{param_name}}
 
     Returns
     -------
     float
+        The budget in bytes, as a float.
 
     Raises
     ------

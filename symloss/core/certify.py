@@ -54,6 +54,7 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat
 
+from ._docfragments import CORE_DOCS
 from .boxes import (  # noqa: F401
     box_derivative,
     check_selection,
@@ -73,6 +74,7 @@ from .certified_results import (  # noqa: F401
     outward_decimal_strings,
     parse_exact,
 )
+from .docstrings import fill_doc
 from .float_start import (  # noqa: F401
     _check_rho,
     _continue,
@@ -124,6 +126,7 @@ __test__ = {name: globals()[name] for name in (
 # ==================================================================================================
 
 
+@fill_doc(CORE_DOCS)
 def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True,
           uniqueness: bool = False) -> FixedPointResult:
     """``model.fixed_point`` / ``model.blocking``: accelerator (verified) or generic solver.
@@ -146,13 +149,9 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, residual: bool = True,
     Returns
     -------
     FixedPointResult
+        The certified state and blocking, with the method (accelerator or generic) that gave them.
 
-    Raises
-    ------
-    TypeError, ValueError
-        If ``rho``, ``dps`` or ``uniqueness`` is not valid.
-    PrecisionError
-        If ``dps`` digits cannot be certified.
+    {{raises_solve}}
 
     Warns
     -----
@@ -207,6 +206,7 @@ def _generic_solve(model, rho, dps, *, residual=True):
 # enclosures over an interval of loads
 # ==================================================================================================
 
+@fill_doc(CORE_DOCS)
 def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
     """Box and blocking enclosures valid for every load in ``[rho_lo, rho_hi]`` (parametric
     Krawczyk; raises :class:`~symloss.core.precision.PrecisionError` when the test fails, e.g. on
@@ -226,6 +226,8 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
     Returns
     -------
     Enclosure
+        The certified box of ``y = log x`` and the balls of the blocking over the whole interval
+        (Krawczyk margin ``< 1``).
 
     Raises
     ------
@@ -234,12 +236,7 @@ def enclose(model, rho_lo, rho_hi, *, prec: int = 128, y_mid=None) -> Enclosure:
     PrecisionError
         If the test fails on this interval.
 
-    References
-    ----------
-    .. [1] R. Krawczyk, "Newton-Algorithmen zur Bestimmung von Nullstellen mit Fehlerschranken",
-       Computing 4, 187-201 (1969).
-    .. [2] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
-       Acta Numerica 19, 287-449 (2010).
+    {{references_krawczyk_rump}}
 
     Examples
     --------

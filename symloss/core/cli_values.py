@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
+
 
 class CliError(ValueError):
     """A user error at the command line (bad option value, unwritable output, ...)."""
@@ -41,6 +44,7 @@ def parse_int(text, name: str, *, min_value: int | None = 1, max_value: int | No
     Returns
     -------
     int
+        The value, within the bounds.
 
     Raises
     ------
@@ -175,13 +179,11 @@ def parse_load(text, name: str = "--rho") -> Fraction:
     return v
 
 
+@fill_doc(CORE_DOCS)
 def parse_dps(text, name: str = "--dps") -> int:
     """A precision option: an integer number of decimal digits in ``[5, 100000]`` (:func:`parse_int`).
 
-    Parameters
-    ----------
-    text, name : str
-        As in :func:`parse_int` (the option defaults to ``--dps``).
+    {{parameters_int_option}}
 
     Returns
     -------
@@ -196,13 +198,11 @@ def parse_dps(text, name: str = "--dps") -> int:
     return parse_int(text, name, min_value=5, max_value=100_000)
 
 
+@fill_doc(CORE_DOCS)
 def parse_seed(text, name: str = "--seed") -> int:
     """A random seed: an integer in ``[0, 2**128 - 1]`` (:func:`parse_int`).
 
-    Parameters
-    ----------
-    text, name : str
-        The value as typed and the option (default ``--seed``), as in :func:`parse_int`.
+    {{parameters_int_option}}
 
     Returns
     -------
@@ -217,13 +217,11 @@ def parse_seed(text, name: str = "--seed") -> int:
     return parse_int(text, name, min_value=0, max_value=2 ** 128 - 1)
 
 
+@fill_doc(CORE_DOCS)
 def parse_events(text, name: str = "--events") -> int:
     """A number of simulated events: an integer in ``[1, 10**13]`` (:func:`parse_int`).
 
-    Parameters
-    ----------
-    text, name : str
-        As in :func:`parse_int` (the option defaults to ``--events``).
+    {{parameters_int_option}}
 
     Returns
     -------

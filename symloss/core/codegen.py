@@ -34,7 +34,9 @@ import numpy as np
 import sympy as sp
 from flint import arb_mat
 
+from ._docfragments import CORE_DOCS
 from .definition import RHO, ModelDefinitionError
+from .docstrings import fill_doc
 from .pivoting import largest_float_pivot, pivot_columns
 from .printers import (  # noqa: F401 - re-exported
     _ARB_METHOD,
@@ -66,6 +68,7 @@ __test__ = {name: globals()[name] for name in ("arb_lambdify", "laurent_terms", 
 # --------------------------------------------------------------------------------------------------
 
 
+@fill_doc(CORE_DOCS)
 class CompiledModel:
     r"""The stationary system of a model in log variables, with float and ball evaluators and the
     blocking (see the module docstring).
@@ -227,21 +230,27 @@ class CompiledModel:
                 "contains Heaviside/Max/Min/Abs/Piecewise (a non-smooth fluid limit such as full JSQ)")
 
     # float64 ------------------------------------------------------------------------------------
+    def _float_rows(self, which, y, r, sel):
+        """The rows ``sel`` of ``G`` (``which = "G"``) or of its Jacobian (``"J"``) in float64."""
+        z = np.append(np.asarray(y, dtype=np.float64), r)
+        if self.mode == "terms":
+            out = self.table.values(z) if which == "G" else self.table.jacobian(z)
+        else:
+            out = np.asarray(self._direct[which + "_np"](*z), dtype=np.float64)
+            if which == "J":
+                out = out.reshape(self.n_rows, self.n + 1)
+        return out[self.default_selection if sel is None else sel]
+
     def G(self, y, r, sel=None):
         """The selected rows (default: the static square system) at ``(y, r)``, float64.
 
-        Parameters
-        ----------
-        y : array_like
-            ``log x``.
-        r : float
-            ``log rho``.
-        sel : list of int, optional
-            The rows (default :meth:`selection` without ``y``).
+        {{parameters_yr_sel_float}}
 
         Returns
         -------
         numpy.ndarray
+            The values of the rows ``sel``, in that order (each drift row divided by its
+            :math:`x_i`).
 
         Examples
         --------
@@ -251,49 +260,30 @@ class CompiledModel:
         >>> bool(np.all(np.abs(comp.G(np.log([0.4, 0.4, 0.2]), 0.0)) < 1e-15))    # the fixed point at rho = 1
         True
         """
-        z = np.append(np.asarray(y, dtype=np.float64), r)
-        if self.mode == "terms":
-            out = self.table.values(z)
-        else:
-            out = np.asarray(self._direct["G_np"](*z), dtype=np.float64)
-        return out[self.default_selection if sel is None else sel]
+        return self._float_rows("G", y, r, sel)
 
     def J(self, y, r, sel=None):
         """(n, n + 1): Jacobian of the selected rows in y, last column the derivative in r.
 
-        Parameters
-        ----------
-        y : array_like
-            ``log x``.
-        r : float
-            ``log rho``.
-        sel : list of int, optional
-            The rows.
+        {{parameters_yr_sel_float}}
 
         Returns
         -------
         numpy.ndarray
+            Shape ``(len(sel), n + 1)``: :math:`\\partial G_i/\\partial y_j` in the first ``n`` columns,
+            :math:`\\partial G_i/\\partial r` in the last.
         """
-        z = np.append(np.asarray(y, dtype=np.float64), r)
-        if self.mode == "terms":
-            out = self.table.jacobian(z)
-        else:
-            out = np.asarray(self._direct["J_np"](*z), dtype=np.float64).reshape(self.n_rows, self.n + 1)
-        return out[self.default_selection if sel is None else sel]
+        return self._float_rows("J", y, r, sel)
 
     def log_blocking(self, y, r) -> float:
         """``log B`` at ``(y, r)`` in float64 (no underflow).
 
-        Parameters
-        ----------
-        y : array_like
-            ``log x``.
-        r : float
-            ``log rho``.
+        {{parameters_yr_float}}
 
         Returns
         -------
         float
+            :math:`\\log B`, ``-inf`` where the blocking evaluates to 0 or less.
         """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
@@ -309,16 +299,13 @@ class CompiledModel:
     def grad_log_blocking(self, y, r) -> np.ndarray:
         """d log B / d y (float64).
 
-        Parameters
-        ----------
-        y : array_like
-            ``log x``.
-        r : float
-            ``log rho``.
+        {{parameters_yr_float}}
 
         Returns
         -------
         numpy.ndarray
+            Length ``n``: exact from the terms form, a forward difference (step ``1e-7``) in the
+            direct form.
         """
         z = np.append(np.asarray(y, dtype=np.float64), r)
         if self.mode == "terms":
@@ -338,18 +325,12 @@ class CompiledModel:
     def G_arb(self, y, r, sel=None):
         """The selected rows in ball arithmetic.
 
-        Parameters
-        ----------
-        y : sequence of flint.arb
-            ``log x`` (balls).
-        r : flint.arb
-            ``log rho`` (a ball).
-        sel : list of int, optional
-            The rows.
+        {{parameters_yr_sel_arb}}
 
         Returns
         -------
         list of flint.arb
+            The balls of the rows ``sel``, in that order.
         """
         z = list(y) + [r]
         sel = self.default_selection if sel is None else sel
@@ -362,14 +343,7 @@ class CompiledModel:
     def GJ_arb(self, y, r, sel=None):
         """(G, J_y as arb_mat, dG/dr) of the selected rows in ball arithmetic at the balls ``y``, ``r``.
 
-        Parameters
-        ----------
-        y : sequence of flint.arb
-            ``log x``.
-        r : flint.arb
-            ``log rho``.
-        sel : list of int, optional
-            The rows.
+        {{parameters_yr_sel_arb}}
 
         Returns
         -------
@@ -389,16 +363,12 @@ class CompiledModel:
     def blocking_arb(self, y, r):
         """The blocking in ball arithmetic.
 
-        Parameters
-        ----------
-        y : sequence of flint.arb
-            ``log x``.
-        r : flint.arb
-            ``log rho``.
+        {{parameters_yr_arb}}
 
         Returns
         -------
         flint.arb
+            A ball containing :math:`B` on the balls ``y``, ``r``.
         """
         z = list(y) + [r]
         if self.mode == "terms":
@@ -408,16 +378,12 @@ class CompiledModel:
     def log_blocking_arb(self, y, r):
         """log B as a ball; exact linear form when B is a positive monomial (no overestimation).
 
-        Parameters
-        ----------
-        y : sequence of flint.arb
-            ``log x``.
-        r : flint.arb
-            ``log rho``.
+        {{parameters_yr_arb}}
 
         Returns
         -------
         flint.arb
+            A ball containing :math:`\\log B`.
         """
         if self.mode == "terms" and self.blocking_monomial:
             z = list(y) + [r]
@@ -434,17 +400,19 @@ def compile_model(model) -> CompiledModel:
     Parameters
     ----------
     model : MeanFieldModel
-        The definition.
+        The definition whose drift, invariants and blocking are compiled (each call compiles anew;
+        ``model.compiled`` keeps the result of one call per model).
 
     Returns
     -------
     CompiledModel
+        The float64 and ball evaluators of the square stationary system in log variables.
 
     Examples
     --------
     >>> from symloss import PowerOfD
     >>> from symloss.core.codegen import compile_model
-    >>> compile_model(PowerOfD(2, 2)).n
+    >>> compile_model(PowerOfD(2, 2)).n       # power-of-2 at C = 2: two state variables
     2
     """
     return CompiledModel(model)

@@ -219,6 +219,8 @@ def exact_expr(expr, where: str):
     Returns
     -------
     sympy.Expr
+        ``expr`` with exact rationals in place of its floats (``expr`` itself when it has none or
+        is not a SymPy object).
 
     Raises
     ------

@@ -16,6 +16,7 @@ import mpmath
 import sympy as sp
 from flint import fmpq
 
+from ._docfragments import CORE_DOCS
 from .definition import (
     RHO,
     ModelDefinitionError,
@@ -26,6 +27,7 @@ from .definition import (
     poly_to_expr,
     unknown_symbols_message,
 )
+from .docstrings import fill_doc
 from .piecewise import _REFUSED as _REFUSED_FUNCTIONS
 from .piecewise import check_piecewise_smooth, is_nonsmooth
 from .printers import straight_line_residual
@@ -78,11 +80,13 @@ def check_transitions(model) -> list:
     Parameters
     ----------
     model : MeanFieldModel
-        Its ``transitions()`` are checked.
+        Its ``transitions()`` are checked, against its ``variables`` (after substituting its
+        ``parameter_values``).
 
     Returns
     -------
     list of (sympy.Matrix, sympy.Expr)
+        Each jump as a SymPy column, each rate exact with the parameter values substituted.
 
     Raises
     ------
@@ -137,11 +141,12 @@ def check_blocking(model) -> sp.Expr:
     Parameters
     ----------
     model : MeanFieldModel
-        Its ``blocking_expr()`` is checked.
+        Its ``blocking_expr()`` is checked, with its parameter values substituted.
 
     Returns
     -------
     sympy.Expr
+        The blocking, exact, with the parameter values substituted.
 
     Raises
     ------
@@ -208,6 +213,7 @@ def check_invariants(model, transitions) -> list:
     return out
 
 
+@fill_doc(CORE_DOCS)
 def drift_poly(model):
     """The drift as sparse Laurent polynomials (one dict per row: monomial key -> exact Fraction),
     built from the transitions without expanding the drift as a SymPy expression (linear in the
@@ -215,14 +221,13 @@ def drift_poly(model):
     polynomial in the state and rho with rational coefficients. A monomial key is the tuple of
     ``(index, exponent)`` pairs, index ``n`` standing for rho.
 
-    Parameters
-    ----------
-    model : MeanFieldModel
-        Its checked transitions are summed.
+    {{parameters_checked_transitions}}
 
     Returns
     -------
     list of dict or None
+        One dict per drift row (monomial key -> ``Fraction``), or ``None`` (a rate is not a
+        Laurent polynomial).
     """
     V = list(model.variables)
     syms = V + [RHO]
@@ -265,6 +270,7 @@ def poly_residual(model):
     Returns
     -------
     tuple or None
+        ``(fn, coefs)``, or ``None`` (no sparse polynomial drift, or too many terms).
     """
     poly = model._drift_poly
     if poly is None or sum(len(r) for r in poly) > 20_000:
@@ -279,18 +285,17 @@ def poly_residual(model):
     return straight_line_residual(terms, rows, len(poly)), coefs
 
 
+@fill_doc(CORE_DOCS)
 def drift_matrix(model):
     r"""The drift :math:`f(x) = \sum_\ell \ell\,\beta_\ell(x)` as an expanded SymPy column (from the
     sparse polynomials when the rates are Laurent polynomials).
 
-    Parameters
-    ----------
-    model : MeanFieldModel
-        Its checked transitions are summed.
+    {{parameters_checked_transitions}}
 
     Returns
     -------
     sympy.Matrix
+        The ``n x 1`` drift, each entry expanded.
     """
     n = len(model.variables)
     poly = model._drift_poly
@@ -304,6 +309,7 @@ def drift_matrix(model):
     return sp.Matrix(n, 1, [sp.expand(e) for e in f])
 
 
+@fill_doc(CORE_DOCS)
 def drift_residual(model, x, rho):
     """Max-norm of the drift at ``x`` (mpmath, current precision); what
     :meth:`MeanFieldModel.drift_residual <symloss.core.model.MeanFieldModel.drift_residual>` returns.
@@ -312,14 +318,12 @@ def drift_residual(model, x, rho):
     ----------
     model : MeanFieldModel
         Its drift is evaluated.
-    x : sequence
-        A state (numbers convertible to ``mpf``, in the order of ``variables``).
-    rho : number
-        The load.
+    {{x_rho_state}}
 
     Returns
     -------
     mpmath.mpf
+        The largest absolute component of the drift at ``(x, rho)``.
     """
     poly = model._drift_poly
     if poly is None:

@@ -39,6 +39,10 @@ _REF_RETRIAL = """\
 .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
    Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026)."""
 
+_REF_KURTZ = """\
+.. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
+   processes", Journal of Applied Probability 7(1), 49-58 (1970)."""
+
 #: The fragments shared across rooms (name -> text, written without indentation).
 FRAGMENTS: dict[str, str] = {
     "ref_retrial": _REF_RETRIAL,
@@ -48,6 +52,8 @@ References
 ----------
 .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
    Applied Mathematics 120(2), 129-212 (2008).""",
+    "ref_kurtz": _REF_KURTZ,
+    "references_kurtz": "References\n----------\n" + _REF_KURTZ,
     "raises_C": """\
 Raises
 ------

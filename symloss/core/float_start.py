@@ -11,8 +11,10 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat
 
+from ._docfragments import CORE_DOCS
 from .codegen import numpy_lambdify
 from .definition import RHO
+from .docstrings import fill_doc
 from .precision import (
     PrecisionError,
     flint_prec,
@@ -231,6 +233,7 @@ def _start_at_reference_load(model, comp, rho=None):
                              f"({first}) and at the load rho = {float(to_mpf(rho)):.6g} itself ({exc})") from None
 
 
+@fill_doc(CORE_DOCS)
 def float_fixed_point(model, rho) -> np.ndarray:
     """Float64 solution ``y = log x`` of the stationary system at load ``rho`` (see the module
     docstring, step 1); ``rho`` may be an mpf far outside the float range. Raises
@@ -238,12 +241,7 @@ def float_fixed_point(model, rho) -> np.ndarray:
     exponential tails with ``|log x|`` beyond ~1e12): :func:`start_point` then continues in ball
     arithmetic.
 
-    Parameters
-    ----------
-    model : MeanFieldModel
-        A model with smooth rates.
-    rho : float or mpmath.mpf
-        The load.
+    {{parameters_smooth_model_rho}}
 
     Returns
     -------
@@ -269,6 +267,7 @@ def float_fixed_point(model, rho) -> np.ndarray:
     return _continue(comp, y, r0, _load_log(rho))
 
 
+@fill_doc(CORE_DOCS)
 def start_point(model, rho):
     """A start for the ball Newton iteration. A banded tail model (drift row ``k`` in ``u_{k-1}, u_k,
     u_{k+1}`` and ``u_C`` only, read from the definition) starts from the shooting of
@@ -277,12 +276,7 @@ def start_point(model, rho):
     where float64 suffices, else its last point continued in ball arithmetic (midpoints) to the
     target load.
 
-    Parameters
-    ----------
-    model : MeanFieldModel
-        A model with smooth rates.
-    rho : float or mpmath.mpf
-        The load.
+    {{parameters_smooth_model_rho}}
 
     Returns
     -------
@@ -291,11 +285,13 @@ def start_point(model, rho):
 
     Examples
     --------
+    A banded model starts from the shooting, at the point the float continuation reaches:
+
     >>> import numpy as np
-    >>> from symloss import RandomRouting
-    >>> from symloss.core.certify import start_point
-    >>> np.exp(start_point(RandomRouting(2), 1.0)).round(12).tolist()
-    [0.4, 0.4, 0.2]
+    >>> from symloss import PowerOfD
+    >>> from symloss.core.certify import float_fixed_point, start_point
+    >>> bool(np.allclose(start_point(PowerOfD(2, 3), 0.5), float_fixed_point(PowerOfD(2, 3), 0.5)))
+    True
     """
     model.compiled.require_smooth()
     y = _banded_start(model, rho)

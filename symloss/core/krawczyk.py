@@ -10,7 +10,9 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat
 
+from ._docfragments import CORE_DOCS
 from .certified_results import FixedPointResult
+from .docstrings import fill_doc
 from .float_start import _arb_prec_for, start_point
 from .precision import (
     DEFAULT_DPS,
@@ -144,6 +146,7 @@ def _inf_norm(Y: arb_mat) -> float:
 # the generic certified solver
 # ==================================================================================================
 
+@fill_doc(CORE_DOCS)
 def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool = True,
                           y_start=None) -> FixedPointResult:
     """The certified fixed point of ``model`` at load ``rho`` from its definition only (module
@@ -174,12 +177,7 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     PrecisionError
         If ``dps`` digits cannot be certified.
 
-    References
-    ----------
-    .. [1] R. Krawczyk, "Newton-Algorithmen zur Bestimmung von Nullstellen mit Fehlerschranken",
-       Computing 4, 187-201 (1969).
-    .. [2] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
-       Acta Numerica 19, 287-449 (2010).
+    {{references_krawczyk_rump}}
 
     Examples
     --------

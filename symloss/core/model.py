@@ -56,6 +56,7 @@ from . import (
     piecewise as _piecewise,
     pivoting as _pivoting,
 )
+from ._docfragments import CORE_DOCS
 from .definition import (  # noqa: F401
     ModelDefinitionError,
     _assumptions,
@@ -73,6 +74,7 @@ from .definition_key import (  # noqa: F401 - re-exported
     DefinitionKey,
     _derived,
 )
+from .docstrings import fill_doc
 from .elimination import generic_eliminant
 from .identity import ClearsCachesOnAssignment, freeze as _freeze, state_key
 from .latex import model_repr_latex
@@ -92,6 +94,7 @@ _STATE_KINDS = ("occupancy", "tail", "custom")
 _FINGERPRINTS: dict = {}
 
 
+@fill_doc(CORE_DOCS)
 class MeanFieldModel(ClearsCachesOnAssignment):
     r"""Base class of a mean-field model defined by its transitions (see the module docstring).
 
@@ -110,10 +113,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
     --------
     define_model, symloss.RetrialOfD, symloss.PowerOfD
 
-    References
-    ----------
-    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
-       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+    {{references_kurtz}}
 
     Examples
     --------
@@ -192,16 +192,12 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         differs (sampling without replacement) return ``(jump, rate)`` with ``rate`` a SymPy
         expression in :meth:`count_symbols` and :data:`RHO` (total rate, not per server).
 
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            The finite-N convention asked for.
+        {{parameters_N_sampling}}
 
         Returns
         -------
         list of (sympy.Matrix, sympy.Expr) or None
+            The ``(jump, rate)`` pairs, or ``None`` (the default): ``N`` times the mean-field rates.
         """
         return None
 
@@ -209,12 +205,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         """Probability that an arrival is lost in count state ``n`` (``None``: ``blocking_expr`` at
         ``n / N``).
 
-        Parameters
-        ----------
-        N : int
-            Number of servers.
-        sampling : {"with_replacement", "without_replacement"}
-            The finite-N convention asked for.
+        {{parameters_N_sampling}}
 
         Returns
         -------
@@ -409,6 +400,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         Returns
         -------
         list of sympy.Eq
+            ``Eq(drift_i, 0)`` for each variable, then ``Eq(c . x, value)`` for each invariant.
 
         Examples
         --------
@@ -444,6 +436,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         Returns
         -------
         list of sympy.Expr
+            One expression per variable, in the order of ``variables``.
 
         Raises
         ------
@@ -466,6 +459,8 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         Returns
         -------
         list of sympy.Expr
+            The numerators of the stationary equations, then ``B - blocking``, expanded (the ones
+            that expand to 0 left out).
 
         Examples
         --------
@@ -576,14 +571,12 @@ class MeanFieldModel(ClearsCachesOnAssignment):
 
         Parameters
         ----------
-        x : sequence
-            A state (numbers convertible to ``mpf``, in the order of ``variables``).
-        rho : number
-            The load.
+        {{x_rho_state}}
 
         Returns
         -------
         mpmath.mpf
+            The largest absolute component of the drift, ``0`` at a fixed point.
 
         Examples
         --------
@@ -622,12 +615,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
             The state, the blocking, a rigorous bracket of it, the residual, the method and the
             uniqueness statement.
 
-        Raises
-        ------
-        TypeError, ValueError
-            If ``rho``, ``dps`` or ``uniqueness`` is not valid.
-        PrecisionError
-            If ``dps`` digits cannot be certified.
+        {{raises_solve}}
 
         Warns
         -----
@@ -720,6 +708,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
         Returns
         -------
         mpmath.mpf
+            The blocking, correct to ``dps`` significant digits.
 
         Raises
         ------
@@ -781,18 +770,7 @@ class MeanFieldModel(ClearsCachesOnAssignment):
             Passed to :func:`symloss.core.certify.enclose_interval` (``prec``, ``y_mid``, ``sel``,
             ``max_inflations``).
 
-        Returns
-        -------
-        IntervalEnclosure
-            The tube, its interval hull, and enclosures of the log-blocking and of
-            :math:`d\\log B/d\\log\\rho` valid for every load of the interval.
-
-        Raises
-        ------
-        ValueError
-            If ``rho_lo >= rho_hi``.
-        PrecisionError
-            When no tube is found (bisect the interval).
+        {{returns_raises_interval_enclosure}}
         """
         return _certify.enclose_interval(self, rho_lo, rho_hi, **kw)
 
@@ -943,6 +921,7 @@ class DefinedModel(MeanFieldModel):
         return f"define_model({self.name!r}, variables={self.variables})"
 
 
+@fill_doc
 def define_model(name: str, variables: Sequence, transitions: Sequence, blocking, *,
                  invariants: Sequence = (), parameters: dict | None = None,
                  finite_n: Callable | None = None, finite_n_blocking: Callable | None = None,
@@ -982,6 +961,8 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
     Returns
     -------
     MeanFieldModel
+        A ``DefinedModel`` holding the definition, checked (its transitions, invariants and
+        blocking are derived at once, so a bad definition fails here).
 
     Raises
     ------
@@ -996,12 +977,9 @@ def define_model(name: str, variables: Sequence, transitions: Sequence, blocking
 
     See Also
     --------
-    MeanFieldModel
+    MeanFieldModel : the base class; subclass it to write a definition as methods.
 
-    References
-    ----------
-    .. [1] T. G. Kurtz, "Solutions of ordinary differential equations as limits of pure jump Markov
-       processes", Journal of Applied Probability 7(1), 49-58 (1970).
+    {{references_kurtz}}
 
     Examples
     --------

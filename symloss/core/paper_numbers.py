@@ -219,6 +219,8 @@ def round_significant(value, digits: int) -> str:
     Returns
     -------
     str
+        The rounded value as decimal text, trailing zeros written up to ``digits`` (exponent
+        notation, ``1.00e-20``, for large and small magnitudes).
 
     Raises
     ------

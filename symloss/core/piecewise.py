@@ -97,6 +97,8 @@ def is_nonsmooth(expr) -> bool:
     Returns
     -------
     bool
+        ``True`` when the solvers must treat ``expr`` as piecewise smooth (``False`` also for a
+        value that is not a SymPy object).
 
     Examples
     --------
@@ -207,7 +209,8 @@ def sliding_ode(model, rho, x0, t):
     Raises
     ------
     ValueError
-        If ``rho``, ``x0`` or ``t`` is out of range.
+        If ``rho`` is not a finite number ``> 0``, ``x0`` not ``n`` numbers in ``[0, 1]`` or ``t``
+        not increasing times ``>= 0``.
     RuntimeError
         If the integration fails.
 
@@ -437,11 +440,12 @@ def is_piecewise_model(model) -> bool:
     Parameters
     ----------
     model : MeanFieldModel
-        The model.
+        The model (its drift and blocking are read).
 
     Returns
     -------
     bool
+        ``True`` when a switching surface of the drift or the blocking depends on the state.
 
     Examples
     --------
@@ -532,6 +536,8 @@ def solve(model, rho, *, dps: int = DEFAULT_DPS, uniqueness: bool = False):
     Returns
     -------
     FixedPointResult
+        The certified state and blocking of the piece that holds the fixed point, with the method
+        (accelerator or piecewise search) and, when asked, the uniqueness evidence.
 
     Raises
     ------

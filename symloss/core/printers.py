@@ -14,7 +14,9 @@ import sympy as sp
 from flint import arb, fmpq
 from sympy.printing.pycode import PythonCodePrinter
 
+from ._docfragments import CORE_DOCS
 from .definition import ModelDefinitionError
+from .docstrings import fill_doc
 
 # --------------------------------------------------------------------------------------------------
 # printers
@@ -51,10 +53,10 @@ class ArbPrinter(PythonCodePrinter):
         return f"({self._print(b)})**({self._print(e)})"
 
     def _print_exp(self, expr):
-        return f"_exp({self._print(expr.args[0])})"
+        """``exp`` and ``log`` as the ball functions ``_exp`` and ``_log`` of the namespace."""
+        return f"_{type(expr).__name__}({self._print(expr.args[0])})"
 
-    def _print_log(self, expr):
-        return f"_log({self._print(expr.args[0])})"
+    _print_log = _print_exp
 
     def _print_Exp1(self, expr):
         return "_exp(_Z(1))"
@@ -155,19 +157,17 @@ _ARB_NS.update({f"_fn_{_n}": (lambda m: (lambda x: getattr(arb(x), m)()))(_ARB_M
                 for _n in ARB_FUNCTIONS})
 
 
+@fill_doc(CORE_DOCS)
 def arb_lambdify(args, expr):
     """``sympy.lambdify`` to python-flint ``arb`` (exact rational constants).
 
-    Parameters
-    ----------
-    args : sequence of sympy.Symbol
-        The arguments.
-    expr : sympy.Expr or list
-        The expression(s).
+    {{parameters_lambdify}}
 
     Returns
     -------
     callable
+        Takes ``arb`` balls for ``args`` and returns a ball, or (nested) lists of balls for a list
+        or matrix ``expr``.
 
     Examples
     --------
@@ -183,20 +183,18 @@ def arb_lambdify(args, expr):
     return sp.lambdify(args, expr, modules=[_ARB_NS], printer=ArbPrinter)
 
 
+@fill_doc(CORE_DOCS)
 def numpy_lambdify(args, expr):
     """``sympy.lambdify`` to numpy; ``Heaviside(x, H0)`` becomes ``numpy.heaviside(x, H0)`` (the
     default printer's piecewise form fails on arrays).
 
-    Parameters
-    ----------
-    args : sequence of sympy.Symbol
-        The arguments.
-    expr : sympy.Expr or list
-        The expression(s).
+    {{parameters_lambdify}}
 
     Returns
     -------
     callable
+        Takes floats or numpy arrays for ``args`` and returns the value(s) of ``expr``, elementwise
+        on arrays.
 
     Examples
     --------

@@ -9,12 +9,15 @@ import math
 
 import numpy as np
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
 from .real_numbers import _check_range, _interval_text, _show, real_float
 
 # --------------------------------------------------------------------------------------------------
 # arrays
 # --------------------------------------------------------------------------------------------------
 
+@fill_doc(CORE_DOCS)
 def real_array(x, name: str, *, lower=None, lower_open: bool = False, upper=None, upper_open: bool = False,
                allow_empty: bool = True) -> np.ndarray:
     """A float64 array of the values of ``x`` (a real scalar, a numpy array of an integer or real
@@ -30,8 +33,7 @@ def real_array(x, name: str, *, lower=None, lower_open: bool = False, upper=None
     ----------
     x : object
         The values.
-    name : str
-        The argument's name, for the error messages.
+    {{param_name}}
     lower, upper, lower_open, upper_open : optional
         The valid range, as in ``real``.
     allow_empty : bool, optional
@@ -40,6 +42,7 @@ def real_array(x, name: str, *, lower=None, lower_open: bool = False, upper=None
     Returns
     -------
     numpy.ndarray
+        float64, of the shape of ``x`` (0-d for a scalar; ``x`` itself when it is a float64 array).
 
     Raises
     ------

@@ -15,6 +15,9 @@ import mpmath
 import numpy as np
 from mpmath.libmp import round_nearest, to_float
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
+
 ACCEPTED_REALS = ("int, float, fractions.Fraction, decimal.Decimal, mpmath.mpf, a numpy integer or real "
                   "float scalar, a python-flint fmpz/fmpq/arb or a SymPy number")
 MAX_DECIMAL_EXPONENT = 100_000
@@ -188,6 +191,7 @@ def _from_numpy(x, name):
 _PLAIN = {int: None, float: None, Fraction: None}
 
 
+@fill_doc(CORE_DOCS)
 def exact_real(x, name: str, *, allow_str: bool = False, allow_ball: bool = False):
     """``x`` as an exact ``int``, ``float``, ``Fraction`` or ``mpf`` (see the module table).
 
@@ -195,8 +199,7 @@ def exact_real(x, name: str, *, allow_str: bool = False, allow_ball: bool = Fals
     ----------
     x : object
         A real scalar (Python, numpy, flint, Decimal, SymPy, mpmath).
-    name : str
-        The argument's name, for the error messages.
+    {{param_name}}
     allow_str : bool, optional
         Also read decimal strings (:func:`parse_decimal`).
     allow_ball : bool, optional
@@ -205,6 +208,8 @@ def exact_real(x, name: str, *, allow_str: bool = False, allow_ball: bool = Fals
     Returns
     -------
     int, float, fractions.Fraction, mpmath.mpf or flint.arb
+        The same number, exactly: a canonical type by the module table (a decimal string as a
+        ``Fraction``; a ball only with ``allow_ball``).
 
     Raises
     ------
@@ -325,16 +330,12 @@ def _check_range(v, x, name, lower, upper, lower_open, upper_open, what="a real 
                              f"got {_show(x)}")
 
 
+@fill_doc(CORE_DOCS)
 def real(x, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
          allow_str: bool = False, allow_ball: bool = False):
     """:func:`exact_real` plus an exact range check; returns the exact value.
 
-    Parameters
-    ----------
-    x : object
-        A real scalar.
-    name : str
-        The argument's name, for the error messages.
+    {{parameters_scalar_name}}
     lower, upper : number, optional
         Bounds of the valid range (compared exactly).
     lower_open, upper_open : bool, optional
@@ -345,6 +346,7 @@ def real(x, name: str, *, lower=None, upper=None, lower_open: bool = False, uppe
     Returns
     -------
     int, float, fractions.Fraction, mpmath.mpf or flint.arb
+        The exact value of ``x``, as :func:`exact_real` returns it.
 
     Raises
     ------
@@ -389,16 +391,12 @@ def _to_float_exact(v, name, x):
     return f
 
 
+@fill_doc(CORE_DOCS)
 def real_float(x, name: str, *, lower=None, upper=None, lower_open: bool = False, upper_open: bool = False,
                allow_str: bool = False) -> float:
     """The exact value of ``x`` (range-checked exactly), rounded once to the nearest float64.
 
-    Parameters
-    ----------
-    x : object
-        A real scalar.
-    name : str
-        The argument's name, for the error messages.
+    {{parameters_scalar_name}}
     lower, upper, lower_open, upper_open : optional
         The valid range, as in :func:`real`.
     allow_str : bool, optional
@@ -407,6 +405,7 @@ def real_float(x, name: str, *, lower=None, upper=None, lower_open: bool = False
     Returns
     -------
     float
+        The nearest float64 to the exact value of ``x`` (one rounding, ties to even).
 
     Raises
     ------
@@ -429,23 +428,20 @@ def real_float(x, name: str, *, lower=None, upper=None, lower_open: bool = False
     return _to_float_exact(v, name, x)
 
 
+@fill_doc(CORE_DOCS)
 def integer(x, name: str, *, min_value: int | None = None, max_value: int | None = None) -> int:
     """An integer argument: ``int`` from any accepted real type whose value is an integer
     (``3``, ``3.0``, ``numpy.int64(3)``, ``Fraction(6, 2)``, ``fmpz(3)``, ``mpf(3)``); ``2.5``,
     booleans and strings are refused.
 
-    Parameters
-    ----------
-    x : object
-        The value.
-    name : str
-        The argument's name, for the error messages.
+    {{parameters_value_name}}
     min_value, max_value : int, optional
         The valid range (inclusive).
 
     Returns
     -------
     int
+        The value of ``x`` as a Python ``int``, exactly (no rounding).
 
     Raises
     ------
@@ -501,19 +497,16 @@ def _int_range_text(lo, hi):
     return ""
 
 
+@fill_doc(CORE_DOCS)
 def boolean(x, name: str) -> bool:
     """``True``/``False`` (also ``numpy.bool_``); everything else is a ``TypeError``.
 
-    Parameters
-    ----------
-    x : object
-        The value.
-    name : str
-        The argument's name, for the error messages.
+    {{parameters_value_name}}
 
     Returns
     -------
     bool
+        ``x`` as a Python ``bool``.
 
     Raises
     ------
@@ -530,15 +523,11 @@ def boolean(x, name: str) -> bool:
     raise TypeError(f"{name} must be True or False, got {type(x).__name__} {_show(x)}")
 
 
+@fill_doc(CORE_DOCS)
 def choice(x, name: str, choices):
     """One of ``choices`` (compared by equality); strings only when the choices are strings.
 
-    Parameters
-    ----------
-    x : object
-        The value.
-    name : str
-        The argument's name, for the error messages.
+    {{parameters_value_name}}
     choices : iterable
         The valid values.
 

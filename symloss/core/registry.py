@@ -50,6 +50,8 @@ import collections
 import sys
 import warnings
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
 from .identity import freeze, state_key
 from .registry_same_system import same_system
 
@@ -78,6 +80,7 @@ def declare_family(family: str, base: type) -> None:
     Returns
     -------
     None
+        ``family`` is in :data:`FAMILIES` (unchanged when it was declared with the same base).
 
     Raises
     ------
@@ -208,6 +211,7 @@ def registered_fast_paths(family: str | None = None) -> dict:
     Returns
     -------
     dict
+        A copy: subject type -> fast path (of every family: family -> such a dict).
 
     Raises
     ------
@@ -331,6 +335,7 @@ def clear_bindings(fast_path=None) -> None:
         del _BINDINGS[k]
 
 
+@fill_doc(CORE_DOCS)
 class FastPath:
     """A base for fast paths: the protocol of the module docstring with its defaults written once
     (``applies`` through the one binding cache, no mismatch warning); a family's fast path overrides
@@ -355,15 +360,13 @@ class FastPath:
     def applies(self, subject):
         """Whether this fast path may answer for ``subject``: :meth:`decide`, cached by :func:`~symloss.core.registry.binding`.
 
-        Parameters
-        ----------
-        subject : object
-            The subject (module docstring).
+        {{parameters_subject}}
 
         Returns
         -------
         tuple of (bool, str)
-            The answer and the reason.
+            :meth:`decide`'s answer for ``subject``, from the cache when its :meth:`binding_key`
+            has been decided before.
         """
         return binding(self, subject)
 
@@ -371,15 +374,13 @@ class FastPath:
         """The uncached decision: ``subject``'s definition is the system this fast path solves (an exact
         identity, :func:`~symloss.core.registry.same_system`).
 
-        Parameters
-        ----------
-        subject : object
-            The subject.
+        {{parameters_subject}}
 
         Returns
         -------
         tuple of (bool, str)
-            The answer and the reason.
+            Whether ``subject``'s definition is the system of this fast path, and the reason (for
+            the report, or the mismatch warning).
 
         Raises
         ------
@@ -392,14 +393,12 @@ class FastPath:
         """What :meth:`decide` reads, hashable, or ``None`` (not cached): by default
         :func:`~symloss.core.registry.definition_identity`.
 
-        Parameters
-        ----------
-        subject : object
-            The subject.
+        {{parameters_subject}}
 
         Returns
         -------
         hashable or None
+            The key of ``subject``'s decision in the binding cache.
         """
         return definition_identity(subject)
 
@@ -407,14 +406,13 @@ class FastPath:
         """Whether :func:`~symloss.core.registry.dispatch` warns when this fast path does not apply (default ``False``: an
         edited definition is a model of its own).
 
-        Parameters
-        ----------
-        subject : object
-            The subject.
+        {{parameters_subject}}
 
         Returns
         -------
         bool
+            ``False`` here; a family's fast path says ``True`` where a definition that does not
+            bind is an edited model of the class.
         """
         return False
 
@@ -608,6 +606,7 @@ def register_accelerator(model_class, accelerator) -> None:
     Returns
     -------
     None
+        From now on :func:`accelerator_for` finds ``accelerator`` for the models of ``model_class``.
 
     Raises
     ------
@@ -642,6 +641,7 @@ def accelerator_for(model):
     Returns
     -------
     object or None
+        The accelerator (whether it applies to this definition is its ``applies``), or ``None``.
 
     Examples
     --------

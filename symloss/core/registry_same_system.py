@@ -54,6 +54,7 @@ def same_system(a, b) -> bool:
     Returns
     -------
     bool
+        ``True`` only when the identity is proved.
 
     Examples
     --------

@@ -145,6 +145,8 @@ class ResultMixin:
         Returns
         -------
         str
+            The two-column ``tabular`` (quantity, value), in a ``table`` float when ``caption``
+            or ``label`` is given.
 
         Raises
         ------

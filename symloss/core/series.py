@@ -20,6 +20,7 @@ import sympy as sp
 from flint import fmpq, fmpq_poly
 
 from .definition import RHO, is_model
+from .docstrings import fill_doc
 from .series_result import BlockingSeries, _rat_mpf, big_int_str  # noqa: F401  (re-exported)
 from .validation import Deadline, TimeLimitExceeded, check_int
 
@@ -34,6 +35,7 @@ _MAX_TERMS = 64
 # public functions
 # ==================================================================================================
 
+@fill_doc
 def blocking_series(model, at=0, n: int = 3, *, max_seconds=None) -> sp.Expr:
     r"""Asymptotic expansion of the mean-field blocking of ``model`` in ``rho``.
 
@@ -84,10 +86,7 @@ def blocking_series(model, at=0, n: int = 3, *, max_seconds=None) -> sp.Expr:
     the model's stationary equations by Newton-polygon scaling and an exact formal power series
     (see the module docstring); the expansion is exact to the stated order, not an estimate.
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -103,6 +102,7 @@ def blocking_series(model, at=0, n: int = 3, *, max_seconds=None) -> sp.Expr:
     return blocking_expansion(model, at, n, max_seconds=max_seconds).expr
 
 
+@fill_doc
 def blocking_expansion(model, at=0, n: int = 3, *, max_seconds=None) -> BlockingSeries:
     """Like :func:`blocking_series`, but returns the :class:`BlockingSeries` (terms, next term,
     truncation order) that the tests and the notebook use to check the expansion numerically.
@@ -136,10 +136,7 @@ def blocking_expansion(model, at=0, n: int = 3, *, max_seconds=None) -> Blocking
     --------
     blocking_series
 
-    References
-    ----------
-    .. [1] D. Cuesta, M. Jonckheere, B. Prabhu, O. Brun, "Retrials in Loss Systems: Mean-Field Analysis,
-       Erlang Bounds, and Power-of-d Comparison", arXiv:2611.06267 (2026).
+    {{references_retrial}}
 
     Examples
     --------
@@ -213,6 +210,7 @@ def register_scaling(scaling) -> None:
     Returns
     -------
     None
+        ``scaling`` is appended (once) to the scalings that :func:`blocking_expansion` tries, in order.
 
     Raises
     ------

@@ -116,17 +116,23 @@ def _make_plan(model, comp):
     return {"n": n, "rows": rows}
 
 
+def _term(c, others, z, dz, want_d):
+    """``(c e^{L}, dL)``: one term at the known log variables, ``L = sum e z[j]`` over its pairs
+    ``(j, e)`` in ``others`` and ``dL`` its derivative along ``dz`` (``0`` unless ``want_d``)."""
+    L, dL = arb(0), arb(0)
+    for j, e in others:
+        L += z[j] * e
+        if want_d:
+            dL += dz[j] * e
+    return c * L.exp(), dL
+
+
 def _solve_row(terms, z, dz, want_d):
     """Root ``s`` (and ``ds/dt``) of one monotone row ``sum c e^{L} e^{a s} = 0``."""
     K, dK = arb(0), arb(0)
     groups: dict = {}
     for c, a, others in terms:
-        L, dL = arb(0), arb(0)
-        for j, e in others:
-            L += z[j] * e
-            if want_d:
-                dL += dz[j] * e
-        v = c * L.exp()
+        v, dL = _term(c, others, z, dz, want_d)
         if a == 0:
             K += v
             if want_d:
@@ -205,12 +211,7 @@ def _shoot(plan, t, r, want_d=True):
         z[i - 1], dz[i - 1] = _solve_row(rows[i], z, dz, want_d)
     F, dF = arb(0), arb(0)
     for c, _a, others in rows[0]:
-        L, dL = arb(0), arb(0)
-        for j, e in others:
-            L += z[j] * e
-            if want_d:
-                dL += dz[j] * e
-        v = c * L.exp()
+        v, dL = _term(c, others, z, dz, want_d)
         F += v
         dF += v * dL
     if not (F.is_finite() and dF.is_finite()):

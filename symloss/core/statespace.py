@@ -9,6 +9,9 @@ from fractions import Fraction
 import numpy as np
 from flint import arb, fmpq
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
+
 __all__ = ["UNIQUENESS_MAX_DIM", "UNIQUENESS_EVIDENCE_MAX_DIM", "NonUniqueFixedPointError",
            "NonUniqueFixedPointWarning", "StateSpace"]
 
@@ -35,6 +38,7 @@ class NonUniqueFixedPointWarning(UserWarning):
     """The certified fixed point is one of several fixed points on the state space."""
 
 
+@fill_doc(CORE_DOCS)
 class StateSpace:
     r"""The state space of a model: :math:`x \in [0, 1]^n` (fractions of servers), the declared
     linear invariants :math:`c_k \cdot x = v_k`, and for ``state_kind="tail"`` the order
@@ -186,14 +190,13 @@ class StateSpace:
     def outside(self, x) -> bool:
         """Whether the box ``x`` certainly misses the state space.
 
-        Parameters
-        ----------
-        x : sequence of flint.arb
-            A box (one ball per variable).
+        {{parameters_box_x}}
 
         Returns
         -------
         bool
+            ``True`` when a component lies wholly outside ``[0, 1]`` or, for a tail state, a
+            component lies wholly below the next one; ``False`` means "maybe in the state space".
         """
         for v in x:
             if v < 0 or v > 1:
@@ -209,14 +212,12 @@ class StateSpace:
         lies in the state space (upper bounds tightened by the invariants with non-negative
         coefficients).
 
-        Parameters
-        ----------
-        x : sequence of flint.arb
-            A box (one ball per variable).
+        {{parameters_box_x}}
 
         Returns
         -------
         bool
+            ``True`` when it is proved; ``False`` means "not proved".
         """
         x = list(x)
         for c, v in self.invariants:

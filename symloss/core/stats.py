@@ -7,6 +7,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._docfragments import CORE_DOCS
+from .docstrings import fill_doc
+
 __all__ = ["t_quantile", "t_interval", "t_half_width", "proportion_interval", "clopper_pearson_zero",
            "ZeroObservationsWarning", "truncated_poisson_log_weights", "truncated_poisson_weights"]
 
@@ -164,16 +167,12 @@ def proportion_interval(values, center, level: float = 0.95):
     return ci, se, None
 
 
+@fill_doc(CORE_DOCS)
 def truncated_poisson_log_weights(n_max: int, rho: float) -> np.ndarray:
     """``log P(X = k)``, ``k = 0..n_max``, for X ~ Poisson(rho) conditioned on ``X <= n_max`` (the
     M/M/n/n occupancy law), normalised in log space (no overflow for large ``n_max`` or ``rho``).
 
-    Parameters
-    ----------
-    n_max : int
-        The truncation (number of servers).
-    rho : float
-        The offered load, ``> 0``.
+    {{parameters_truncated_poisson}}
 
     Returns
     -------
@@ -192,15 +191,11 @@ def truncated_poisson_log_weights(n_max: int, rho: float) -> np.ndarray:
     return logw - (top + math.log(np.exp(logw - top).sum()))
 
 
+@fill_doc(CORE_DOCS)
 def truncated_poisson_weights(n_max: int, rho: float) -> np.ndarray:
     """``P(X = k)`` of :func:`truncated_poisson_log_weights`.
 
-    Parameters
-    ----------
-    n_max : int
-        The truncation (number of servers).
-    rho : float
-        The offered load, ``> 0``.
+    {{parameters_truncated_poisson}}
 
     Returns
     -------

@@ -148,8 +148,8 @@ def check_real(x, name: str, *, lower=None, upper=None, lower_open: bool = False
 
     Returns
     -------
-    object
-        The exact value (errors as :func:`real`).
+    int, float, fractions.Fraction, mpmath.mpf or flint.arb
+        The exact value of ``x``, a ball with a radius as the ball (errors as :func:`real`).
 
     Examples
     --------
@@ -193,8 +193,8 @@ def check_probability(x, name: str):
 
     Returns
     -------
-    object
-        The exact value (errors as :func:`real`).
+    int, float, fractions.Fraction, mpmath.mpf or flint.arb
+        The exact value of ``x``, strictly between 0 and 1.
 
     Examples
     --------
