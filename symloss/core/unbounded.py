@@ -86,6 +86,7 @@ from .unbounded_orbit import (  # noqa: F401  (MAX_LEVELS, UnboundedValues: publ
     _phi,
     _phi_parts,
     _q_parse,
+    _q_show,
     _q_str,
     _ratio,
     _result,
@@ -340,7 +341,7 @@ class UnboundedTailModel:
         dps = check_dps(dps)
         load = rho_q * sum(self.G) / self.mu
         if load >= 1:
-            raise ValueError(f"{self.name}: the load rho * G(1) / mu = {_q_str(load)} (rho = {_q_str(rho_q)}) must be "
+            raise ValueError(f"{self.name}: the load rho * G(1) / mu = {_q_show(load)} (rho = {_q_show(rho_q)}) must be "
                              "< 1: otherwise u_1 >= 1 and the orbit u_k = phi(u_(k-1)) does not tend to 0 (no "
                              "stationary state with finite queues)")
         prec = dps_to_prec(dps) + 32
@@ -353,7 +354,7 @@ class UnboundedTailModel:
                     return _result(self, rho_q, load, dps, prec, tails, r, bound, K, vals)
             last = f"{prec} bits"
             prec *= 2
-        raise PrecisionError(f"{self.name}: values at rho = {_q_str(rho_q)} not certified to {dps} digits ({last})")
+        raise PrecisionError(f"{self.name}: values at rho = {_q_show(rho_q)} not certified to {dps} digits ({last})")
 
 
 def define_unbounded_model(name: str, arrival, departure, *, a, b, c, parameters: dict | None = None):

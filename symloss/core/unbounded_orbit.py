@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+import mpmath
 from flint import arb, fmpq
 
 from .._version import __version__
@@ -26,6 +27,15 @@ KIND = "unbounded-tail"
 
 def _q_str(q: Fraction) -> str:
     return str(q.numerator) if q.denominator == 1 else f"{q.numerator}/{q.denominator}"
+
+
+def _q_show(q: Fraction) -> str:
+    """``q`` for a message: exact where it is short, else 15 significant digits marked as rounded."""
+    if max(q.numerator.bit_length(), q.denominator.bit_length()) <= 200:
+        return _q_str(q)
+    with mpmath.workdps(20):
+        value = mpmath.mpf(q.numerator) / q.denominator
+        return f"{mpmath.nstr(value, 15)} (rounded)"
 
 
 def _q_parse(text) -> Fraction:
