@@ -43,8 +43,14 @@ class Rule:
 
     Parameters
     ----------
-    name, jump, rate, cls
-        Fields of the result, in the order of the class body.
+    name : str
+        The rule's name.
+    jump : int
+        Change of the busy count (+1 or -1).
+    rate : sympy.Expr
+        The rate, in ``n, N, lam_H, lam_L, mu``.
+    cls : {"H", "L"} or None
+        The class of an arrival, None for a departure.
     """
     name: str
     jump: int

@@ -10,7 +10,9 @@ import heapq
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..core.validation import BudgetError, check_budget
+from ._docfragments import ADMISSION_DOCS
 from .paths import rng_of, seed_label
 from .results import IntervalLPResult, JobSample
 
@@ -19,21 +21,21 @@ __all__ = ["sample_jobs", "offline_interval_lp", "MAX_LP_NONZEROS"]
 MAX_LP_NONZEROS = 2 * 10 ** 7   # interval LP: constraint nonzeros (memory and HiGHS time)
 
 
+@fill_doc(ADMISSION_DOCS)
 def sample_jobs(net, horizon: float, seed) -> JobSample:
     """Jobs of the job-duration variant on ``[0, horizon]`` (see ``OverloadedLossNetwork.sample_jobs``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     horizon : float
         The checked horizon.
-    seed : None, int, sequence, SeedSequence or Generator
-        The seed (:func:`~symloss.admission.paths.rng_of`).
+    {{seed_param}}
 
     Returns
     -------
     JobSample
+        The jobs arriving in ``[0, horizon]``, sorted by arrival, with their durations and classes.
     """
     lH, lL, mu, _, _ = net._floats()
     N = net.N
@@ -52,19 +54,20 @@ def sample_jobs(net, horizon: float, seed) -> JobSample:
     return JobSample(N=N, horizon=horizon, seed=seed_label(seed), arrivals=arr, durations=dur, classes=cls)
 
 
+@fill_doc(ADMISSION_DOCS)
 def offline_interval_lp(net, jobs: JobSample) -> IntervalLPResult:
     """The offline interval LP (see ``OverloadedLossNetwork.offline_interval_lp``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     jobs : JobSample
         Checked jobs of this network.
 
     Returns
     -------
     IntervalLPResult
+        The optimal schedule's reward, its integrality and the greedy schedule's reward.
     """
     from scipy.optimize import linprog
     from scipy.sparse import csc_matrix

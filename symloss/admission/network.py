@@ -174,6 +174,7 @@ class OverloadedLossNetwork(ClearsCachesOnAssignment):
         Returns
         -------
         sympy.Expr
+            The fluid reward rate, symbolic, or with ``evaluate`` a number (exact for exact inputs).
 
         Raises
         ------

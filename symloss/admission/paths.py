@@ -14,8 +14,10 @@ import time
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..core.random import seed_sequence, spawn
 from ..core.validation import BudgetError, check_budget, check_int
+from ._docfragments import ADMISSION_DOCS
 from .policies import PFI, SSS, TrunkReservation, WindowDP
 from .results import Decomposition, Estimate, OfflineResult, PolicyResult, SamplePath
 
@@ -41,6 +43,7 @@ def rng_of(seed) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
+        ``seed`` itself when it is a ``Generator``, else a new one seeded from it.
     """
     if isinstance(seed, np.random.Generator):
         return seed
@@ -58,17 +61,18 @@ def seed_label(seed):
     Returns
     -------
     object
+        ``seed``, or the string ``"generator"``.
     """
     return seed if not isinstance(seed, np.random.Generator) else "generator"
 
 
+@fill_doc(ADMISSION_DOCS)
 def check_path(net, path) -> SamplePath:
     """``path`` if it is a :class:`SamplePath` drawn for this network's ``N`` and rates.
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     path : SamplePath
         A path of :func:`sample_path`.
 
@@ -90,42 +94,43 @@ def check_path(net, path) -> SamplePath:
     return path
 
 
+@fill_doc(ADMISSION_DOCS)
 def start_state(net, n0) -> int:
     """The busy count a path starts from: ``n0``, or ``N - K*`` (the online threshold's boundary).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     n0 : int or None
         ``0 <= n0 <= N``.
 
     Returns
     -------
     int
+        The validated ``n0``, or ``N - K*`` when it is None.
     """
     if n0 is None:
         return net.N - net.online_optimal().threshold
     return check_int(n0, "n0", min_value=0, max_value=net.N)
 
 
+@fill_doc(ADMISSION_DOCS)
 def sample_path(net, horizon: float, seed, max_events: float, max_bytes) -> SamplePath:
     """The uniformised event sequence on ``[0, horizon]`` (see ``OverloadedLossNetwork.sample_path``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     horizon, max_events : float
         Checked horizon and event budget.
-    seed : None, int, sequence, SeedSequence or Generator
-        The seed (:func:`rng_of`).
+    {{seed_param}}
     max_bytes : float
         Checked memory budget.
 
     Returns
     -------
     SamplePath
+        The events of the uniformised chain on ``[0, horizon]``, with their marks.
     """
     lH, lL, mu, _, _ = net._floats()
     N = net.N
@@ -151,17 +156,16 @@ def sample_path(net, horizon: float, seed, max_events: float, max_bytes) -> Samp
                       times=times, kinds=kinds, marks=marks)
 
 
+@fill_doc(ADMISSION_DOCS)
 def offline_optimal(net, path: SamplePath, n0: int, method: str, max_work: float) -> OfflineResult:
     """The exact offline optimum on a path (see ``OverloadedLossNetwork.offline_optimal``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     path : SamplePath
         A checked path.
-    n0 : int
-        The checked start state.
+    {{n0_param}}
     method : {"shift", "plain"}
         The dynamic programme.
     max_work : float
@@ -170,6 +174,7 @@ def offline_optimal(net, path: SamplePath, n0: int, method: str, max_work: float
     Returns
     -------
     OfflineResult
+        The optimal reward with hindsight of the whole path, and its cost rate against the fluid.
     """
     _, _, _, rH, rL = net._floats()
     check_budget(float(net.N + 1) * path.n_events, max_work, "max_work",
@@ -185,25 +190,25 @@ def offline_optimal(net, path: SamplePath, n0: int, method: str, max_work: float
                                 f"(numba, {method})")
 
 
+@fill_doc(ADMISSION_DOCS)
 def evaluate(net, policy, path: SamplePath, n0: int, max_work: float) -> PolicyResult:
     """A policy run on a path (see ``OverloadedLossNetwork.evaluate``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     policy : SSS, PFI, WindowDP, TrunkReservation or "online"
         The policy.
     path : SamplePath
         A checked path.
-    n0 : int
-        The checked start state.
+    {{n0_param}}
     max_work : float
         Checked work budget.
 
     Returns
     -------
     PolicyResult
+        The policy's counts, reward and cost rate on this path.
     """
     _, _, _, rH, rL = net._floats()
     N = net.N
@@ -250,14 +255,14 @@ def evaluate(net, policy, path: SamplePath, n0: int, max_work: float) -> PolicyR
                         reward_rate=float(V) / T, cost_rate=(X - V) / T, horizon=T, n0=n0, n_end=int(n_end))
 
 
+@fill_doc(ADMISSION_DOCS)
 def decomposition(net, horizon: float, replications: int, cs: list, seed, n0, progress,
                   max_work: float) -> Decomposition:
     """The cost decomposition on common random numbers (see ``OverloadedLossNetwork.decomposition``).
 
     Parameters
     ----------
-    net : OverloadedLossNetwork
-        The network (shipped rules, checked by the class).
+    {{net_param}}
     horizon : float
         Checked horizon of each path.
     replications : int
@@ -276,6 +281,7 @@ def decomposition(net, horizon: float, replications: int, cs: list, seed, n0, pr
     Returns
     -------
     Decomposition
+        The estimated costs, with 95 % intervals over the ``replications`` paths.
     """
     t0 = time.perf_counter()
     lH, lL, mu, _, _ = net._floats()

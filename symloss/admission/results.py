@@ -63,8 +63,12 @@ class Estimate(ResultMixin):
 
     Parameters
     ----------
-    value, half_width, n
-        Fields of the result, in the order of the class body.
+    value : float
+        Mean of the ``n`` samples.
+    half_width : float
+        Half-width of the 95 % interval ``value +- half_width`` (``inf`` from one sample).
+    n : int
+        Number of samples, ``>= 1``.
     """
     value: float
     half_width: float
@@ -83,6 +87,14 @@ class Estimate(ResultMixin):
         Returns
         -------
         Estimate
+            The mean, the half-width and the number of samples.
+
+        Raises
+        ------
+        TypeError
+            If a sample is not a real number.
+        ValueError
+            If there is no sample, or a sample is not finite.
         """
         xs = real_array(xs, "samples").ravel()
         n = xs.size
@@ -117,20 +129,30 @@ class TrunkReservationReward(_PlainFieldsDict, ResultMixin):
 
     Parameters
     ----------
-    K, reward, regret, lost_H_rate, mean_idle, p_full
-        Fields of the result, in the order of the class body.
-    identity_residual, dps
-        Fields of the result, in the order of the class body.
-    method : optional
-        Fields with a default.
+    K : int
+        The reserve: L jobs are accepted only while more than ``K`` servers are idle.
+    reward, regret : mpmath.mpf
+        The reward rate and ``fluid - reward`` (through the identity above).
+    lost_H_rate : mpmath.mpf
+        Rate of H jobs lost (arriving when every server is busy).
+    mean_idle : mpmath.mpf
+        Mean number of idle servers.
+    p_full : mpmath.mpf
+        Stationary probability that every server is busy.
+    identity_residual : mpmath.mpf
+        ``(fluid - reward) - regret``, the check of the identity.
+    dps : int
+        Decimal digits the values are correct to (agreed at two working precisions).
+    method : str, optional
+        How the values were computed.
     """
     K: int
-    reward: Any
-    regret: Any
-    lost_H_rate: Any
-    mean_idle: Any
-    p_full: Any
-    identity_residual: Any
+    reward: mpmath.mpf
+    regret: mpmath.mpf
+    lost_H_rate: mpmath.mpf
+    mean_idle: mpmath.mpf
+    p_full: mpmath.mpf
+    identity_residual: mpmath.mpf
     dps: int
     method: str = "birth-death chain, stationary law summed at dps + guard digits, checked at two precisions"
 
@@ -146,17 +168,31 @@ class OnlineOptimum(_PlainFieldsDict, ResultMixin):
 
     Parameters
     ----------
-    threshold, reward, regret, fluid, lost_H_rate, mean_idle
-        Fields of the result, in the order of the class body.
-    min_margin, bias_concave, improvement_iterations, dps, method
-        Fields of the result, in the order of the class body.
+    threshold : int
+        The optimal reserve :math:`K^*`.
+    reward, regret : mpmath.mpf
+        The optimal reward rate and ``fluid - reward``.
+    fluid : fractions.Fraction or float
+        The fluid reward rate, an upper bound (exact for exact parameters).
+    lost_H_rate, mean_idle : mpmath.mpf
+        As in :class:`TrunkReservationReward`, at the optimal reserve.
+    min_margin : float
+        The smallest slack of the optimality inequalities (``>= 0`` certifies the optimum).
+    bias_concave : bool
+        Whether :math:`\Delta h(n)` is non-increasing.
+    improvement_iterations : int
+        Policy-improvement steps until the threshold settled.
+    dps : int
+        Decimal digits of the exact rewards.
+    method : str
+        How the optimum was found and verified.
     """
     threshold: int
-    reward: Any
-    regret: Any
-    fluid: Any
-    lost_H_rate: Any
-    mean_idle: Any
+    reward: mpmath.mpf
+    regret: mpmath.mpf
+    fluid: Fraction | float
+    lost_H_rate: mpmath.mpf
+    mean_idle: mpmath.mpf
     min_margin: float
     bias_concave: bool
     improvement_iterations: int
@@ -174,10 +210,20 @@ class SamplePath(ResultMixin):
 
     Parameters
     ----------
-    N, lam_H, lam_L, mu, horizon, seed
-        Fields of the result, in the order of the class body.
-    times, kinds, marks
-        Fields of the result, in the order of the class body.
+    N : int
+        Number of servers.
+    lam_H, lam_L, mu : float
+        Arrival rates of the two classes and the service rate per server.
+    horizon : float
+        Length of the path.
+    seed : object
+        The seed the path was drawn from (as a label).
+    times : numpy.ndarray
+        Event times, increasing, in :math:`[0, \text{horizon}]`.
+    kinds : numpy.ndarray
+        Event kinds (0, 1 or 2, above), ``int8``.
+    marks : numpy.ndarray
+        The uniform mark of each event.
     """
     N: int
     lam_H: float
@@ -228,8 +274,18 @@ class JobSample(ResultMixin):
 
     Parameters
     ----------
-    N, horizon, seed, arrivals, durations, classes
-        Fields of the result, in the order of the class body.
+    N : int
+        Number of servers.
+    horizon : float
+        Length of the sampled interval.
+    seed : object
+        The seed the jobs were drawn from (as a label).
+    arrivals : numpy.ndarray
+        Arrival times, sorted.
+    durations : numpy.ndarray
+        Service duration of each job.
+    classes : numpy.ndarray
+        Class of each job: 0 = H, 1 = L.
     """
     N: int
     horizon: float
@@ -254,10 +310,18 @@ class OfflineResult(_FieldsDict, ResultMixin):
 
     Parameters
     ----------
-    total_reward, reward_rate, cost_rate, horizon, n0, n_events
-        Fields of the result, in the order of the class body.
-    method : optional
-        Fields with a default.
+    total_reward : float
+        :math:`V_0(n_0)`, the largest reward any admission decisions collect on the path.
+    reward_rate, cost_rate : float
+        ``total_reward / horizon`` and ``(X - V) / T``.
+    horizon : float
+        Length ``T`` of the path.
+    n0 : int
+        Busy servers at time 0.
+    n_events : int
+        Events of the path.
+    method : str, optional
+        The algorithm.
     """
     total_reward: float
     reward_rate: float
@@ -274,10 +338,24 @@ class PolicyResult(_FieldsDict, ResultMixin):
 
     Parameters
     ----------
-    policy, accepted_H, accepted_L, lost_H, rejected_L, wasted
-        Fields of the result, in the order of the class body.
-    total_reward, reward_rate, cost_rate, horizon, n0, n_end
-        Fields of the result, in the order of the class body.
+    policy : str
+        The policy's name.
+    accepted_H, accepted_L : int
+        Jobs of each class accepted.
+    lost_H : int
+        H jobs lost (every server busy).
+    rejected_L : int
+        L jobs the policy turned away.
+    wasted : int
+        Potential departures that found the marked server idle.
+    total_reward, reward_rate : float
+        The reward collected, and per unit of time.
+    cost_rate : float
+        ``(X - V) / T``, the pathwise cost against the fluid.
+    horizon : float
+        Length ``T`` of the path.
+    n0, n_end : int
+        Busy servers at the start and at the end of the path.
     """
     policy: str
     accepted_H: int
@@ -299,12 +377,25 @@ class IntervalLPResult(_FieldsDict, ResultMixin):
 
     Parameters
     ----------
-    value, reward_rate, fluid, gain_per_server, n_jobs, accepted_H
-        Fields of the result, in the order of the class body.
-    accepted_L, max_fractionality, greedy_value, status
-        Fields of the result, in the order of the class body.
-    method : optional
-        Fields with a default.
+    value, reward_rate : float
+        Reward of the optimal schedule (the LP solution rounded), and per unit of time.
+    fluid : float
+        The fluid reward rate.
+    gain_per_server : float
+        ``(reward_rate - fluid) / N``.
+    n_jobs : int
+        Jobs of the sample.
+    accepted_H, accepted_L : int
+        Jobs of each class the schedule serves.
+    max_fractionality : float
+        Largest distance of an LP variable to 0 or 1 (0 for an integral vertex, as total
+        unimodularity gives).
+    greedy_value : float
+        Reward of the greedy schedule (accept every job that fits), a lower bound.
+    status : str
+        HiGHS's message (``"empty"`` for no jobs).
+    method : str, optional
+        The formulation and solver.
     """
     value: float
     reward_rate: float
@@ -331,33 +422,54 @@ class Decomposition(ResultMixin):
 
     Parameters
     ----------
-    N, params, horizon, replications, fluid, online_regret
-        Fields of the result, in the order of the class body.
-    threshold, C_vol, C_long, C_short, sss, pfi
-        Fields of the result, in the order of the class body.
-    online_sim, windows, seconds
-        Fields of the result, in the order of the class body.
-    window_cost, lookahead, best : optional
-        Fields with a default.
+    N : int
+        Number of servers.
+    params : dict
+        The network's parameters.
+    horizon : float
+        Length of each path.
+    replications : int
+        Paths simulated.
+    fluid : fractions.Fraction or float
+        The fluid reward rate :math:`R_{fluid}`.
+    online_regret : float
+        :math:`R_{fluid} - R_{on}`, exact.
+    threshold : int
+        The optimal online reserve :math:`K^*`.
+    C_vol : Estimate
+        The volatility cost.
+    C_long, C_short : dict
+        Window constant ``c`` -> :class:`Estimate`.
+    sss : dict
+        ``c`` -> cost rate :class:`Estimate` of SSS(W).
+    pfi, online_sim : Estimate
+        Cost rates of PFI and of the simulated online optimum.
+    windows : dict
+        ``c`` -> the window :math:`W = c\ln N/N`.
+    seconds : float
+        Wall time of the study.
+    window_cost, lookahead, best : dict, optional
+        ``c`` -> cost :class:`Estimate` of the best lookahead policy, ``c`` -> {policy name:
+        :class:`Estimate`} of every one tried, and ``c`` -> the best one's name.
     """
     N: int
     params: dict
     horizon: float
     replications: int
-    fluid: Any
+    fluid: Fraction | float
     online_regret: float
     threshold: int
     C_vol: Estimate
-    C_long: dict
-    C_short: dict
-    sss: dict
+    C_long: dict[float, Estimate]
+    C_short: dict[float, Estimate]
+    sss: dict[float, Estimate]
     pfi: Estimate
     online_sim: Estimate
-    windows: dict
+    windows: dict[float, float]
     seconds: float
-    window_cost: dict = field(default_factory=dict)
-    lookahead: dict = field(default_factory=dict)
-    best: dict = field(default_factory=dict)
+    window_cost: dict[float, Estimate] = field(default_factory=dict)
+    lookahead: dict[float, dict[str, Estimate]] = field(default_factory=dict)
+    best: dict[float, str] = field(default_factory=dict)
 
     def benchmarks(self) -> dict:
         r"""The four reward rates: ``R_fluid`` (exact), ``R_on`` (exact MDP), and the estimates

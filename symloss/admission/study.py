@@ -24,8 +24,16 @@ class LogFit(_FieldsDict, ResultMixin):
 
     Parameters
     ----------
-    quantity, intercept, slope, slope_hw, chi2, dof
-        Fields of the result, in the order of the class body.
+    quantity : str
+        Name of the fitted quantity ``y``.
+    intercept, slope : float
+        :math:`\alpha` and :math:`\beta`.
+    slope_hw : float
+        95 % half-width of the slope.
+    chi2 : float
+        Weighted sum of squared residuals.
+    dof : int
+        Degrees of freedom, the number of points minus 2.
     """
     quantity: str
     intercept: float
@@ -107,8 +115,10 @@ class DecompositionStudy(ResultMixin):
 
     Parameters
     ----------
-    decompositions, fits
-        Fields of the result, in the order of the class body.
+    decompositions : list of Decomposition
+        One per ``N``, in the order of the study.
+    fits : dict
+        Cost name -> its :class:`LogFit` against ``ln N``.
     """
     decompositions: list
     fits: dict

@@ -19,11 +19,12 @@ def is_rational(x) -> bool:
     Parameters
     ----------
     x : object
-        A parameter value.
+        A rate or a reward of the network, as the caller gave it.
 
     Returns
     -------
     bool
+        Whether ``x`` is an ``int`` (not a ``bool``) or a ``Fraction``.
     """
     return isinstance(x, (int, Fraction)) and not isinstance(x, bool)
 

@@ -20,8 +20,10 @@ import time
 import mpmath
 from flint import arb, fmpz_poly
 
+from ..core.docstrings import fill_doc
 from ..core.precision import PrecisionError, arb_relative_accuracy_ok, dps_to_prec, flint_prec, to_arb, to_mpf
 from ..core.validation import TimeLimitExceeded
+from ._docfragments import ERLANG_DOCS
 
 _MAX_PREC = 1 << 20  # bits; beyond this a result is reported as not certifiable
 #: ``E(C, a)`` from the exact polynomial up to this ``C`` in :func:`erlang_b_parts_ball` (the incomplete
@@ -142,18 +144,17 @@ def _certified_ball(C, a, dps: int, deadline=None) -> arb:
 # --------------------------------------------------------------------------------------------------
 
 @functools.cache
+@fill_doc(ERLANG_DOCS)
 def erlang_coefficients(C: int) -> tuple:
     r"""The integers :math:`C!/k!`, ``k = 0, ..., C``: :math:`C!\, S_C(a) = \sum_k \frac{C!}{k!} a^k` and
     :math:`E(C, a) = a^C / (C!\, S_C(a))`.
 
-    Parameters
-    ----------
-    C : int
-        Capacity, ``C >= 0``.
+    {{params_C0}}
 
     Returns
     -------
     tuple of int
+        ``C!/k!`` for ``k = 0, ..., C``, lowest degree first (exact, cached per ``C``).
 
     Examples
     --------
@@ -181,6 +182,7 @@ def tail_poly(C: int):
     Returns
     -------
     flint.fmpz_poly
+        The polynomial :math:`Q` with its exact integer coefficients.
 
     Examples
     --------
@@ -212,6 +214,7 @@ def erlang_b_parts_ball(C: int, a: arb, tail=tail_poly):
     Returns
     -------
     tuple of flint.arb
+        Balls containing :math:`E(C, a)` and :math:`1 - E(C, a)`.
 
     Examples
     --------
@@ -229,13 +232,11 @@ def erlang_b_parts_ball(C: int, a: arb, tail=tail_poly):
 
 
 @functools.cache
+@fill_doc(ERLANG_DOCS)
 def reciprocal_coefficients(C: int) -> tuple:
     """Coefficients of ``Q(y) = sum_j C!/(C-j)! y^j``, ``E(C, a) = 1/Q(1/a)``.
 
-    Parameters
-    ----------
-    C : int
-        Capacity, ``C >= 0``.
+    {{params_C0}}
 
     Returns
     -------
@@ -264,6 +265,7 @@ def erlang_b_reciprocal_ball(C: int, a: arb) -> arb:
     Returns
     -------
     flint.arb
+        A ball containing :math:`E(C, a)`.
 
     Examples
     --------

@@ -31,12 +31,26 @@ class DistanceResult(ResultMixin):
 
     Parameters
     ----------
-    distance, ci, distances, N, family, mode
-        Fields of the result, in the order of the class body.
-    d, lam, T, record_every, graphs
-        Fields of the result, in the order of the class body.
-    method : optional
-        Fields with a default.
+    distance : float
+        The mean of ``distances``.
+    ci : tuple of float or None
+        The 95 % interval of ``distance`` (None for one run).
+    distances : numpy.ndarray
+        The distance of each run.
+    N : int
+        Number of vertices.
+    family : str
+        The graph family.
+    mode : {"quenched", "annealed"}
+        One graph for all runs, or a new one per run.
+    d, lam : int, float
+        The choice parameter and the arrival rate per vertex.
+    T, record_every : float
+        The horizon and the spacing of the comparison grid.
+    graphs : list
+        The description of each graph used (``Graph.to_dict()``).
+    method : str, optional
+        What the distance is.
     """
     distance: float
     ci: tuple | None

@@ -39,6 +39,7 @@ def symbols(K: int):
     Returns
     -------
     tuple of sympy.Symbol
+        ``(s_1, ..., s_K)``, declared nonnegative.
     """
     return sp.symbols(f"s_1:{K + 1}", nonnegative=True)
 

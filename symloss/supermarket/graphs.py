@@ -34,10 +34,16 @@ class Graph:
 
     Parameters
     ----------
-    N, indptr, indices, family
-        Fields of the result, in the order of the class body.
-    params, complete : optional
-        Fields with a default.
+    N : int
+        Number of vertices.
+    indptr, indices : numpy.ndarray or None
+        The CSR arrays (None for the complete graph).
+    family : str
+        The family the graph was built from, e.g. ``"complete"`` or ``"random_regular"``.
+    params : dict, optional
+        The family's parameters.
+    complete : bool, optional
+        The complete graph, with no edge arrays.
     """
     N: int
     indptr: np.ndarray | None

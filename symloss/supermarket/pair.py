@@ -29,12 +29,22 @@ class PairApproximationResult(ResultMixin):
 
     Parameters
     ----------
-    k, lam, mean_queue_length, s, x, K
-        Fields of the result, in the order of the class body.
-    residual, tail_mass
-        Fields of the result, in the order of the class body.
-    method : optional
-        Fields with a default.
+    k : int
+        Degree of the graph.
+    lam : float
+        Arrival rate per vertex.
+    mean_queue_length : float
+        :math:`\sum_{k\ge1} s_k`.
+    s : numpy.ndarray
+        The marginal tail, ``s[k]`` for ``k = 0..K``.
+    x : numpy.ndarray
+        The pair law, shape ``(K + 1, K + 1)``.
+    K : int
+        The truncation level.
+    residual, tail_mass : float
+        As above: the drift's max-norm at ``x`` and :math:`P(Q = K)`.
+    method : str, optional
+        The approximation and the solver.
     """
     k: int
     lam: float

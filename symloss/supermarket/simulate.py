@@ -42,17 +42,6 @@ class SimulationResult(ResultMixin):
 
     Parameters
     ----------
-    t, s, stationary_s, mean_queue_length, ci, batch_means
-        Fields of the result, in the order of the class body.
-    N, d, lam, t_end, warmup, replace
-        Fields of the result, in the order of the class body.
-    graph, arrivals, departures, seconds
-        Fields of the result, in the order of the class body.
-    final_queues, method, dummy_events : optional
-        Fields with a default.
-
-    Attributes
-    ----------
     t : ndarray, shape (n,)
         Recording times ``0, record_every, 2 record_every, ...`` up to ``t_end``.
     s : ndarray, shape (n, K + 1)
@@ -67,6 +56,23 @@ class SimulationResult(ResultMixin):
         :math:`\bar x \pm t_{0.975, B-1}\, s_B/\sqrt{B}` over the window averages; ``(0, inf)`` with a
         :class:`~symloss.core.stats.ZeroObservationsWarning` when every window average is 0 (no task seen
         after the warm-up: a zero-width interval would exclude any positive truth).
+    batch_means : ndarray
+        The window averages behind ``ci``.
+    N, d, lam, t_end, warmup, replace
+        The arguments of :func:`simulate_supermarket` (``warmup`` rounded up to the recording grid by
+        the uniformized method).
+    graph : dict
+        The graph's description (``Graph.to_dict()``).
+    arrivals, departures : int
+        Events simulated.
+    seconds : float
+        Time spent in the numba kernel.
+    final_queues : ndarray, optional
+        Queue lengths at ``t_end``.
+    method : str, optional
+        The simulation method and the estimators.
+    dummy_events : int, optional
+        Potential departures at an empty queue (uniformized method; 0 for the event method).
     """
     t: np.ndarray
     s: np.ndarray

@@ -34,10 +34,14 @@ def signature_text(fn) -> str:
     Parameters
     ----------
     fn : callable
+        The function a sweep maps over the grid, as
+        :func:`~symloss.sweeps.functions.resolve_function` returns it.
 
     Returns
     -------
     str
+        Its qualified name and parameters, defaults as their ``repr``, a ``*`` before the keyword-only
+        ones; ``name(...)`` when ``inspect.signature`` cannot read the signature (some builtins).
     """
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", repr(fn)))
     try:

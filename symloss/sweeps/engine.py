@@ -39,8 +39,10 @@ import sys
 import time
 from collections.abc import Iterable, Mapping
 
+from ..core.docstrings import fill_doc
 from ..core.results import ResultMixin
 from ..core.validation import check_output_path
+from ._docfragments import SWEEPS_DOCS
 from .checks import check_grid
 from .executors import EXECUTORS, _run_dask, _run_point, _run_processes, _usable_cpus
 from .functions import resolve_function
@@ -59,13 +61,6 @@ class SweepSummary(ResultMixin):
     """What one call of :func:`sweep` did.
 
     Parameters
-    ----------
-    store, func, executor, n_points, n_skipped, n_done
-        Fields of the result, in the order of the class body.
-    n_failed, elapsed, run
-        Fields of the result, in the order of the class body.
-
-    Attributes
     ----------
     store : str
         Path of the SQLite store.
@@ -335,6 +330,7 @@ def _progress_bar(progress, total: int, label: str):
 # reading a store
 # ------------------------------------------------------------------------------------------------
 
+@fill_doc(SWEEPS_DOCS)
 def load_sweep(store, *, func: str | None = None, status: str | None = None, expand: bool = True,
                numeric: bool = True):
     """Load a sweep store as a pandas DataFrame, one row per point.
@@ -378,10 +374,7 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> from symloss.sweeps import sweep, grid
-    >>> path = os.path.join(tempfile.mkdtemp(), "c.sqlite")
-    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    {{example_comb_store}}
     >>> load_sweep(path)[["n", "k", "result", "status"]].values.tolist()
     [[4, 2, 6, 'done'], [5, 2, 10, 'done']]
     >>> p2 = os.path.join(tempfile.mkdtemp(), "e.sqlite")
@@ -443,6 +436,7 @@ def load_sweep(store, *, func: str | None = None, status: str | None = None, exp
     return pd.concat([pframe, rframe, raw], axis=1)
 
 
+@fill_doc(SWEEPS_DOCS)
 def sweep_status(store) -> dict:
     """Counts per function and the runs of a store, as plain data (what ``symloss sweep --status`` prints).
 
@@ -468,10 +462,7 @@ def sweep_status(store) -> dict:
 
     Examples
     --------
-    >>> import tempfile, os
-    >>> from symloss.sweeps import sweep, grid
-    >>> path = os.path.join(tempfile.mkdtemp(), "s.sqlite")
-    >>> _ = sweep("math:comb", grid(n=[4, 5], k=2), store=path, executor="serial", progress=False)
+    {{example_comb_store}}
     >>> st = sweep_status(path)
     >>> st["functions"][0]["done"], st["integrity"]
     (2, 'ok')

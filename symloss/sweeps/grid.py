@@ -7,6 +7,8 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..core.docstrings import fill_doc
+from ._docfragments import SWEEPS_DOCS
 from .records import _plain
 
 # ------------------------------------------------------------------------------------------------
@@ -30,6 +32,7 @@ def _axis_values(name: str, values) -> list:
 
 MAX_POINTS = 10_000_000     # points of one grid (each is a dict: about 1 KB with its store row)
 
+@fill_doc(SWEEPS_DOCS)
 class Grid(Sequence):
     """An ordered, immutable sequence of parameter points (dicts with string keys).
 
@@ -70,19 +73,7 @@ class Grid(Sequence):
     def product(cls, **axes) -> Grid:
         """Cartesian product of the axes, the first axis varying slowest (like ``itertools.product``).
 
-        Parameters
-        ----------
-        **axes
-            Parameter name -> a scalar or a sequence of values.
-
-        Returns
-        -------
-        Grid
-
-        Raises
-        ------
-        ValueError
-            Beyond ``MAX_POINTS`` points.
+        {{product_sections}}
         """
         names = list(axes)
         values = [_axis_values(n, axes[n]) for n in names]
@@ -97,16 +88,7 @@ class Grid(Sequence):
     def zip(cls, **axes) -> Grid:
         """Axes that advance together; all non-scalar axes must have the same length (scalars repeat).
 
-        Parameters
-        ----------
-        **axes
-            Parameter name -> a scalar (repeated at every point) or a sequence; all sequences have one
-            length, the number of points.
-
-        Returns
-        -------
-        Grid
-            One point per position along the axes; a ``ValueError`` when two sequences differ in length.
+        {{zip_sections}}
         """
         names = list(axes)
         values = [_axis_values(n, axes[n]) for n in names]
@@ -187,20 +169,14 @@ def _canonical_value_key(v) -> str:
         return repr(v)
 
 
+@fill_doc(SWEEPS_DOCS)
 def grid(**axes) -> Grid:
     """Cartesian product of parameter axes (a scalar is a one-value axis).
 
     ``grid(C=range(1, 101), d=[2, 3], rho=np.linspace(0.5, 2, 16), dps=30)`` has 100 * 2 * 16 points;
     the first axis varies slowest. Combine with :func:`zip_grid` through ``*`` and ``+``.
 
-    Parameters
-    ----------
-    **axes
-        Parameter name -> a scalar or a sequence of values.
-
-    Returns
-    -------
-    Grid
+    {{product_sections}}
 
     Examples
     --------
@@ -211,22 +187,11 @@ def grid(**axes) -> Grid:
     return Grid.product(**axes)
 
 
+@fill_doc(SWEEPS_DOCS)
 def zip_grid(**axes) -> Grid:
     """Axes that advance together (same lengths; scalars repeat).
 
-    Parameters
-    ----------
-    **axes
-        Parameter name -> a scalar or a sequence of values.
-
-    Returns
-    -------
-    Grid
-
-    Raises
-    ------
-    ValueError
-        When two sequences have different lengths.
+    {{zip_sections}}
 
     Examples
     --------

@@ -16,6 +16,7 @@ def kernels():
     Returns
     -------
     module
+        ``symloss.twoqueue._kernels``, imported once; each kernel compiles on its first call.
 
     Examples
     --------

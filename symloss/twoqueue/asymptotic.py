@@ -43,8 +43,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core.docstrings import fill_doc
 from ..core.validation import check_choice, check_int, check_real
 from . import regimes as _regimes
+from ._docfragments import TWOQUEUE_DOCS
 from ._numba import kernels as numba_kernels
 from .corner import (
     _corner_cached,
@@ -83,6 +85,7 @@ _TINY = 1e-300
 # the approximate law in band form
 # --------------------------------------------------------------------------------------------------
 
+@fill_doc(TWOQUEUE_DOCS)
 @dataclass
 class AsymptoticLaw:
     r"""Approximate stationary law of :class:`~.jsq.TwoQueueJSQ` in band form.
@@ -96,14 +99,7 @@ class AsymptoticLaw:
 
     Parameters
     ----------
-    N : int
-        Servers per station.
-    rho : float
-        The load.
-    regime : str
-        One of :data:`REGIMES`.
-    order : int
-        0 or 1.
+    {{N_rho_regime_order}}
     level : numpy.ndarray
         :math:`\pi_K`, ``K = 0..2N``.
     off, cvals : numpy.ndarray
@@ -157,15 +153,17 @@ class AsymptoticLaw:
         Returns
         -------
         float
+            The blocking probability :math:`E(2N, \rho)`, in float64 from log-gamma.
         """
         return float(self.level[2 * self.N])
 
     def total(self) -> np.ndarray:
-        """Law of ``m + n`` (the exact truncated Poisson law).
+        r"""Law of ``m + n`` (the exact truncated Poisson law).
 
         Returns
         -------
         numpy.ndarray
+            :math:`\pi_K`, ``K = 0..2N`` (a copy of ``level``).
         """
         return self.level.copy()
 
@@ -178,20 +176,22 @@ class AsymptoticLaw:
         return self._marg
 
     def marginal_min(self) -> np.ndarray:
-        r"""Law of :math:`\min(m, n)`.
+        r"""Law of :math:`\min(m, n)`, the less occupied queue (the one an arrival joins).
 
         Returns
         -------
         numpy.ndarray
+            ``N + 1`` probabilities, ``k = 0..N``; :func:`marginal_min_tail` gives it from the diagonal identity.
         """
         return self._marginals()[0].copy()
 
     def marginal_max(self) -> np.ndarray:
-        r"""Law of :math:`\max(m, n)`.
+        r"""Law of :math:`\max(m, n)`, the more occupied queue.
 
         Returns
         -------
         numpy.ndarray
+            ``N + 1`` probabilities, ``k = 0..N``.
         """
         return self._marginals()[1].copy()
 
@@ -201,6 +201,7 @@ class AsymptoticLaw:
         Returns
         -------
         numpy.ndarray
+            ``N + 1`` probabilities: the mean of the laws of the minimum and of the maximum.
         """
         mn, mx, _ = self._marginals()
         return 0.5 * (mn + mx)
@@ -211,6 +212,7 @@ class AsymptoticLaw:
         Returns
         -------
         numpy.ndarray
+            ``N + 1`` probabilities; the large-load limit is :func:`imbalance_limit`.
         """
         return self._marginals()[2].copy()
 
@@ -220,6 +222,7 @@ class AsymptoticLaw:
         Returns
         -------
         float
+            The mean of :meth:`imbalance`.
         """
         im = self._marginals()[2]
         return float((np.arange(len(im)) * im).sum())
@@ -266,8 +269,7 @@ class AsymptoticLaw:
 
         Raises
         ------
-        ValueError
-            If not exactly one of ``n``, ``total`` is given, or an argument is out of range.
+        {{raises_conditioning}}
         ZeroDivisionError
             If the conditioning event underflows.
         """
@@ -312,6 +314,7 @@ class AsymptoticLaw:
         Returns
         -------
         numpy.ndarray
+            ``p[m, n]``, shape ``(N + 1, N + 1)``, built from the bands on first access.
         """
         return self.p
 
@@ -321,6 +324,8 @@ class AsymptoticLaw:
         Returns
         -------
         dict
+            ``N``, ``rho``, ``regime``, ``order``, ``method``, ``blocking``, ``seconds``, and the laws
+            ``imbalance`` and ``marginal_min`` as lists.
         """
         return {"N": self.N, "rho": self.rho, "regime": self.regime, "order": self.order,
                 "method": "asymptotic", "blocking": self.blocking(), "seconds": self.seconds,
@@ -350,28 +355,22 @@ def _widths(N, rho, Ks):
     return (width - Ks % 2) // 2 + 1
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def asymptotic_law(N: int, rho: float, regime: str, *, order: int = 1, J: int | None = None,
                    rules=RULES) -> AsymptoticLaw:
     """The approximate joint law in band form (see the module docstring for the formulas).
 
     Parameters
     ----------
-    N : int
-        Servers per station, ``>= 1``.
-    rho : float
-        The load, ``> 0``.
-    regime : str
-        One of :data:`REGIMES` (the formulas used).
-    order : {0, 1}
-        Leading order, or with the O(1/rho) corrections.
+    {{N_rho_regime_order}}
     J : int, optional
         Corner levels of the inner problem (default :func:`default_J`).
-    rules : sequence of Rule
-        The rule table (default the Yao-Knessl model's).
+    {{rules_param}}
 
     Returns
     -------
     AsymptoticLaw
+        The level law (exact) and the conditional laws ``c_K(d)`` of the ``regime``'s formulas, in band form.
 
     Raises
     ------
@@ -384,10 +383,7 @@ def asymptotic_law(N: int, rho: float, regime: str, *, order: int = 1, J: int | 
     --------
     symloss.TwoQueueJSQ.asymptotic
 
-    References
-    ----------
-    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
-       Applied Mathematics 120(2), 129-212 (2008).
+    {{references_yao_knessl}}
 
     Examples
     --------
@@ -470,27 +466,26 @@ def asymptotic_law(N: int, rho: float, regime: str, *, order: int = 1, J: int | 
                          cvals=c.copy(), seconds=time.perf_counter() - t0)
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def approximate_joint(N: int, rho: float, regime: str, *, J: int | None = None, order: int = 1):
     """Dense approximate joint law ``p(m, n)``, the level law and the conditional vectors (compatibility
     wrapper around :func:`asymptotic_law`).
 
     Parameters
     ----------
-    N : int
-        Servers per station.
-    rho : float
-        The load.
+    {{N_rho}}
     regime : str
         One of :data:`REGIMES`.
     J : int, optional
-        Corner levels.
+        Corner levels (default :func:`default_J`).
     order : {0, 1}
         Leading order, or with the O(1/rho) corrections.
 
     Returns
     -------
     tuple
-        ``(p, level, bands)``.
+        ``(p, level, bands)``: the dense law :attr:`AsymptoticLaw.p`, the level law ``level`` and
+        :attr:`AsymptoticLaw.bands`.
 
     Examples
     --------

@@ -12,7 +12,9 @@ import math
 import numpy as np
 import sympy
 
+from ..core.docstrings import fill_doc
 from . import derivation as dv
+from ._docfragments import TWOQUEUE_DOCS
 from ._public import public_home
 from .definition import RULES
 from .outer_law import _outer_parts
@@ -192,6 +194,7 @@ def _corner_cached(a: float, J: int, rules=RULES):
 
 @functools.lru_cache(maxsize=64)
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def corner_first_order(a: float, J: int, rules=RULES):
     r"""The O(1/rho) correction :math:`c^{(1)}_j`, ``j = 0..J``, of the corner law: the solution of
     :math:`L_0 c^{(1)} = -L_1 c^{(0)}` (orders 0 and 1 of :func:`.derivation.corner_equations`) with
@@ -205,8 +208,7 @@ def corner_first_order(a: float, J: int, rules=RULES):
         ``N / rho`` (``< 1/2``).
     J : int
         Largest corner level.
-    rules : sequence of Rule
-        The rule table (default the Yao-Knessl model's).
+    {{rules_param}}
 
     Returns
     -------

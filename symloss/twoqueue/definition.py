@@ -31,8 +31,10 @@ from fractions import Fraction
 import numpy as np
 import sympy
 
+from ..core.docstrings import fill_doc
 from ..core.registry import same_system
 from ..core.validation import check_int, check_real
+from ._docfragments import TWOQUEUE_DOCS
 
 __all__ = ["m", "n", "N", "rho", "Rule", "RULES", "transitions", "compile_rules", "rule_arrays",
            "balance_equations", "balance_residual", "rules_equal", "rules_latex"]
@@ -139,13 +141,13 @@ def rules_equal(a, b) -> bool:
     return True
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def rules_latex(rules=RULES) -> str:
     r"""The rule table as LaTeX (target, rate, guard; the cases of the generator).
 
     Parameters
     ----------
-    rules : sequence of Rule
-        The table (default :data:`RULES`).
+    {{rules_param}}
 
     Returns
     -------
@@ -220,13 +222,13 @@ def _compile_cached(rules):
     return _Compiled(rules, tuple(guards), tuple(guards_np), tuple(c1s), tuple(c0s), tuple(c1n), tuple(c0n))
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def compile_rules(rules=RULES) -> _Compiled:
     """Scalar (exact ``Fraction``) and numpy evaluators of a rule table (cached per table).
 
     Parameters
     ----------
-    rules : sequence of Rule
-        The table (default :data:`RULES`).
+    {{rules_param}}
 
     Returns
     -------
@@ -256,6 +258,7 @@ def _as_int(x: Fraction):
     return int(x) if x.denominator == 1 else x
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def transitions(N: int, m: int, n: int, rules=RULES):
     """Transitions out of state ``(m, n)``: a list of ``(m2, n2, rho_coeff, const)``, the rate being
     ``rho_coeff * rho + const`` (``rho_coeff`` a ``Fraction``, ``const`` an ``int`` or ``Fraction``).
@@ -269,8 +272,7 @@ def transitions(N: int, m: int, n: int, rules=RULES):
         Servers per station, ``>= 1``.
     m, n : int
         The state, ``0 <= m, n <= N``.
-    rules : sequence of Rule
-        The table (default :data:`RULES`).
+    {{rules_param}}
 
     Returns
     -------
@@ -392,6 +394,7 @@ def balance_equations(Nv: int, transitions_fn, rho_value=None):
     return [sympy.Eq(sympy.expand(outrate[s]) * P[s], sympy.expand(inflow[s])) for s in P]
 
 
+@fill_doc(TWOQUEUE_DOCS)
 def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: float = 1e-200,
                      chunk: int = 256) -> float:
     r"""Max relative residual :math:`|{\rm in}(s) - {\rm out}(s)| / {\rm out}(s)` of the global balance
@@ -408,8 +411,7 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
         ``(N+1, N+1)`` probabilities, ``N >= 1``.
     rho_value : float
         The load, ``> 0``.
-    rules : sequence of Rule
-        The table (default :data:`RULES`).
+    {{rules_param}}
     floor : float
         States with ``p < floor`` are not checked (their relative residual is rounding noise).
     chunk : int
@@ -418,6 +420,7 @@ def balance_residual(p: np.ndarray, rho_value: float, rules=RULES, *, floor: flo
     Returns
     -------
     float
+        The largest relative residual over the checked states (0.0 for an exact answer).
 
     Raises
     ------

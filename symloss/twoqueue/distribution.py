@@ -14,10 +14,12 @@ import mpmath
 import numpy as np
 import sympy
 
+from ..core.docstrings import fill_doc
 from ..core.latex import number_latex
 from ..core.precision import DEFAULT_DPS
 from ..core.results import ResultMixin, _check_digits, round_significant
 from ..core.validation import check_choice, check_int
+from ._docfragments import TWOQUEUE_DOCS
 from ._public import public_home
 
 __all__ = ["TwoQueueDistribution"]
@@ -48,7 +50,9 @@ def _conditioning(N: int, n, total, of: str):
 
 
 @public_home("symloss.twoqueue.jsq")
+@fill_doc(TWOQUEUE_DOCS)
 @dataclass
+@fill_doc(TWOQUEUE_DOCS)
 class TwoQueueDistribution(ResultMixin):
     r"""Stationary distribution of :class:`TwoQueueJSQ` computed by one method.
 
@@ -149,10 +153,7 @@ class TwoQueueDistribution(ResultMixin):
     def marginal(self):
         r"""Distribution of the number of busy servers in one queue, :math:`P(m = k)`, ``k = 0..N``.
 
-        Returns
-        -------
-        numpy.ndarray or list
-            ``N + 1`` probabilities.
+        {{returns_law_N1}}
         """
         with self._ctx():
             if self._is_float:
@@ -162,30 +163,21 @@ class TwoQueueDistribution(ResultMixin):
     def marginal_min(self):
         r"""Distribution of the less occupied queue, :math:`P(\min(m, n) = k)`, ``k = 0..N``.
 
-        Returns
-        -------
-        numpy.ndarray or list
-            ``N + 1`` probabilities.
+        {{returns_law_N1}}
         """
         return self._diagonal_plus_twice(lambda k: slice(k + 1, None))
 
     def marginal_max(self):
         r"""Distribution of the more occupied queue, :math:`P(\max(m, n) = k)`, ``k = 0..N``.
 
-        Returns
-        -------
-        numpy.ndarray or list
-            ``N + 1`` probabilities.
+        {{returns_law_N1}}
         """
         return self._diagonal_plus_twice(lambda k: slice(0, k))
 
     def imbalance(self):
         r"""Distribution of :math:`|m - n|`: index ``i`` holds :math:`P(|m - n| = i)`, ``i = 0..N``.
 
-        Returns
-        -------
-        numpy.ndarray or list
-            ``N + 1`` probabilities.
+        {{returns_law_N1}}
         """
         with self._ctx():
             N = self.N
@@ -214,15 +206,11 @@ class TwoQueueDistribution(ResultMixin):
         of : {"queue", "min"}
             The conditioned quantity (``"min"`` only with ``total``).
 
-        Returns
-        -------
-        numpy.ndarray or list
-            ``N + 1`` probabilities.
+        {{returns_law_N1}}
 
         Raises
         ------
-        ValueError
-            If not exactly one of ``n``, ``total`` is given, or an argument is out of range.
+        {{raises_conditioning}}
         ZeroDivisionError
             If the conditioning event underflows (use ``method="mp"``).
 

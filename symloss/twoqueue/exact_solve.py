@@ -98,6 +98,7 @@ def solve_exact(model) -> TwoQueueDistribution:
     Returns
     -------
     TwoQueueDistribution
+        The joint law with ``fmpq`` entries (``method="exact"``).
     """
     rho = to_fmpq(model.rho)
     kern = model.kernels()
@@ -145,6 +146,7 @@ def solve_symbolic(model) -> TwoQueueDistribution:
     Returns
     -------
     TwoQueueDistribution
+        The joint law with SymPy entries, rational functions of the symbol ``rho``.
     """
     Pf, level, c = solve_symbolic_field(model, full=True)
     rs = sympy.Symbol("rho", positive=True)
@@ -172,6 +174,7 @@ def solve_mp(model, dps: int) -> TwoQueueDistribution:
     Returns
     -------
     TwoQueueDistribution
+        The joint law with ``mpf`` entries correct to ``dps`` digits (``method="mp"``).
 
     Raises
     ------

@@ -70,8 +70,8 @@ class StencilFastPath(FastPath):
     Examples
     --------
     >>> from symloss import TwoQueueJSQ
-    >>> STENCIL.applies(TwoQueueJSQ(2, 1))[0]
-    True
+    >>> STENCIL.applies(TwoQueueJSQ(2, 1))         # (applies, the reason)
+    (True, "the rule table is the stencil's (exact identity of jumps, rates and guards)")
     """
     name = "Yao-Knessl stencil"
 
@@ -117,6 +117,7 @@ def stencil_applies(model) -> bool:
     Returns
     -------
     bool
+        True when the model's rules are the stencil's rules (same jumps, rates and guards).
 
     Examples
     --------
@@ -270,6 +271,7 @@ def solve_float(model, tol: float, maxiter: int) -> TwoQueueDistribution:
     Returns
     -------
     TwoQueueDistribution
+        The float64 joint law (``method="float"``), from the solver the registry picked.
 
     Raises
     ------
@@ -298,6 +300,7 @@ def solve_float_stencil(model, tol: float, maxiter: int) -> TwoQueueDistribution
     Returns
     -------
     TwoQueueDistribution
+        The float64 joint law, its residual checked.
     """
     res = _stencil_solve(model, tol, maxiter)
     verify_float(model, res.p, "the numba stencil of the Yao-Knessl model")

@@ -72,11 +72,13 @@ from __future__ import annotations
 
 import time
 
+from ..core.docstrings import fill_doc
 from ..core.identity import ClearsCachesOnAssignment
 from ..core.precision import DEFAULT_DPS, check_dps, to_mpf
 from ..core.registry import declare_family, register_fast_path
 from ..core.validation import check_choice, check_int, check_real
 from . import asymptotic_model, exact_solve, float_solve
+from ._docfragments import TWOQUEUE_DOCS
 from .definition import RULES, balance_equations as _balance_equations, transitions
 from .distribution import TwoQueueDistribution
 from .exact_solve import residual_kernels as _residual_kernels, to_fmpq as _to_fmpq  # noqa: F401  (old names)
@@ -101,6 +103,7 @@ _METHOD_ADVICE = {
 # The model class
 # --------------------------------------------------------------------------------------------------
 
+@fill_doc(TWOQUEUE_DOCS)
 class TwoQueueJSQ(ClearsCachesOnAssignment):
     r"""Two M/M/N/N queues fed by one Poisson stream under join-the-shortest-queue (the model of
     Yao and Knessl 2008).
@@ -131,10 +134,7 @@ class TwoQueueJSQ(ClearsCachesOnAssignment):
     asymptotic regime (:func:`jsq_regime`). See the module docstring for the algorithms and
     :doc:`/twoqueue` for the asymptotics.
 
-    References
-    ----------
-    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
-       Applied Mathematics 120(2), 129-212 (2008).
+    {{references_yao_knessl}}
 
     Examples
     --------
@@ -308,6 +308,7 @@ class TwoQueueJSQ(ClearsCachesOnAssignment):
         Returns
         -------
         float
+            The largest relative residual; a few units of rounding for a correct answer.
 
         Raises
         ------

@@ -9,7 +9,9 @@ import functools
 import numpy as np
 import sympy
 
+from ..core.docstrings import fill_doc
 from . import derivation as dv
+from ._docfragments import TWOQUEUE_DOCS
 from ._numba import kernels as numba_kernels
 from ._public import public_home
 from .definition import RULES
@@ -72,6 +74,7 @@ def _outer_parts(r, ds, rules=RULES):
 
 
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def outer_conditional(rho: float, K: int, ds: np.ndarray, order: int = 1, rules=RULES) -> np.ndarray:
     r""":math:`c_K(d)` of the outer law (``order`` 0 or 1) on the given ``d`` values, renormalised on them
     (Yao and Knessl 2008, see the references of ``asymptotic_law``).
@@ -86,8 +89,7 @@ def outer_conditional(rho: float, K: int, ds: np.ndarray, order: int = 1, rules=
         Imbalances ``d`` (of the parity of ``K``).
     order : {0, 1}
         Leading order, or with the O(1/rho) term ``h``.
-    rules : sequence of Rule
-        The rule table (default the Yao-Knessl model's).
+    {{rules_param}}
 
     Returns
     -------

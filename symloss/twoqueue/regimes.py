@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.docstrings import fill_doc
 from ..core.validation import check_real
 from ._public import public_home
 
@@ -17,6 +18,7 @@ REGIMES = ("a>1/2", "a~1/2", "1/4<a<1/2", "a~1/4", "a<1/4")
 
 
 @public_home("symloss.twoqueue.jsq")
+@fill_doc
 def jsq_regime(a, rho=None, *, width: float = 1.0) -> str:
     r"""The asymptotic regime of the shortest-queue Erlang loss model for ``a = N/rho``.
 
@@ -51,10 +53,7 @@ def jsq_regime(a, rho=None, *, width: float = 1.0) -> str:
     --------
     TwoQueueJSQ.asymptotic
 
-    References
-    ----------
-    .. [1] H. Yao, C. Knessl, "On the Shortest Queue Version of the Erlang Loss Model", Studies in
-       Applied Mathematics 120(2), 129-212 (2008).
+    {{references_yao_knessl}}
 
     Examples
     --------

@@ -11,8 +11,10 @@ import mpmath
 import numpy as np
 import sympy
 
+from ..core.docstrings import fill_doc
 from ..core.validation import check_choice
 from . import derivation as dv
+from ._docfragments import TWOQUEUE_DOCS
 from ._public import public_home
 from .corner import _corner_cached
 from .outer_law import _outer_parts
@@ -24,6 +26,7 @@ __all__ = ["blocking_key", "blocking_asymptotic", "log_blocking_asymptotic", "im
 
 
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> float:
     r"""The blocking :math:`E(2N, \rho)` from :func:`~symloss.twoqueue.derivation.blocking_expansion`
     (lambdified): ``a > 1/2`` Laplace, ``a ~ 1/2`` Halfin-Whitt (Jagerman's term and, for ``order=1``,
@@ -31,14 +34,7 @@ def blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> floa
 
     Parameters
     ----------
-    N : int
-        Servers per station.
-    rho : float
-        The load.
-    regime : str
-        One of ``REGIMES``.
-    order : {0, 1}
-        Leading term, or with the next.
+    {{N_rho_regime_order}}
 
     Returns
     -------
@@ -69,7 +65,7 @@ def blocking_key(regime: str) -> str:
     Parameters
     ----------
     regime : str
-        One of ``REGIMES``.
+        One of :data:`~symloss.twoqueue.asymptotic.REGIMES` (not validated).
 
     Returns
     -------
@@ -104,7 +100,7 @@ def _blocking_func(key, order):
 
 @public_home("symloss.twoqueue.asymptotic")
 def log_blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> float:
-    """Natural logarithm of :func:`blocking_asymptotic` (no underflow).
+    r"""Natural logarithm of :func:`blocking_asymptotic` (no underflow).
 
     Parameters
     ----------
@@ -114,6 +110,7 @@ def log_blocking_asymptotic(N: int, rho: float, regime: str, order: int = 1) -> 
     Returns
     -------
     float
+        :math:`\log E(2N, \rho)`, taken of the expansion at 30 digits (finite where the float underflows).
 
     Examples
     --------
@@ -175,6 +172,7 @@ def tail_rate(a: float) -> float:
     Returns
     -------
     float
+        The rate, in ``(0, 1)``: ``4a^2`` for ``1/4 < a < 1/2``, ``a`` below ``1/4``.
 
     Examples
     --------
@@ -202,6 +200,7 @@ def local_decay(m: np.ndarray, rho: float) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        The ratio at each ``m``, of the shape of ``m``.
 
     Examples
     --------
@@ -215,6 +214,7 @@ def local_decay(m: np.ndarray, rho: float) -> np.ndarray:
 
 
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
     r"""Exact identity: the law of :math:`\min(m, n)` from the diagonal :math:`p(n, n)` alone,
 
@@ -232,10 +232,7 @@ def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
     rho : float
         The load.
 
-    Returns
-    -------
-    numpy.ndarray
-        :math:`P(\min = m)`, ``m = 0..N``.
+    {{returns_min_law}}
 
     Examples
     --------
@@ -257,6 +254,7 @@ def min_law_from_diagonal(diag: np.ndarray, rho: float) -> np.ndarray:
 
 
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = None) -> np.ndarray:
     r"""Composite approximation of the diagonal :math:`p(n, n) = \pi_{2n} c_{2n}(0)`, any ``a``.
 
@@ -268,10 +266,7 @@ def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = No
 
     Parameters
     ----------
-    N : int
-        Servers per station.
-    rho : float
-        The load.
+    {{N_rho}}
     level : numpy.ndarray
         :math:`\pi_K`, ``K = 0..2N`` (e.g. :func:`~symloss.twoqueue.levels.level_law_float`).
     J : int, optional
@@ -306,6 +301,7 @@ def diagonal_composite(N: int, rho: float, level: np.ndarray, J: int | None = No
 
 
 @public_home("symloss.twoqueue.asymptotic")
+@fill_doc(TWOQUEUE_DOCS)
 def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = None) -> np.ndarray:
     r"""Law of the less occupied queue, uniformly over ``min = 0..N`` (every regime):
     :func:`min_law_from_diagonal` applied to :func:`diagonal_composite`.
@@ -322,10 +318,7 @@ def marginal_min_tail(N: int, rho: float, level: np.ndarray, J: int | None = Non
     N, rho, level, J : int, float, numpy.ndarray, int or None
         As in :func:`diagonal_composite`.
 
-    Returns
-    -------
-    numpy.ndarray
-        :math:`P(\min = m)`, ``m = 0..N``.
+    {{returns_min_law}}
 
     Examples
     --------
