@@ -112,6 +112,14 @@ claim(ID,
 # deliberately false claim (test fixture; NOT registered)
 # --------------------------------------------------------------------------------------------------
 
+def _false_fixture(id, statement, contradicts, method, prove, recheck) -> Claim:
+    """A deliberately false claim (a test fixture, never registered): expected REFUTED, tagged
+    ``fixture``, its statement marked as false and its source naming the claim it contradicts."""
+    return Claim(id=id, statement=statement + r"\ \text{(deliberately false)}",
+                 source=f"test fixture for proofs_check (contradicts {contradicts})", method=method,
+                 expected=Status.REFUTED, prove=prove, recheck=recheck, tags=("fixture",))
+
+
 FALSE_RHO = Fraction(1)
 
 
@@ -134,12 +142,10 @@ def _recheck_false(data: dict) -> Status:
     return Status.REFUTED
 
 
-FALSE_CLAIM = Claim(
-    id="seed000.false.C2_ret2_below_pod2",
-    statement=r"C = 2:\ B_{ret}(2) < B_{pod}(2)\ \text{for every } \rho > 0\ \text{(deliberately false)}",
-    source="test fixture for proofs_check (contradicts claim 2 of Cuesta et al. 2026)",
-    method="search for a certified counterexample (ball brackets at rational loads)",
-    expected=Status.REFUTED, prove=_prove_false, recheck=_recheck_false, tags=("fixture",))
+FALSE_CLAIM = _false_fixture(
+    "seed000.false.C2_ret2_below_pod2", r"C = 2:\ B_{ret}(2) < B_{pod}(2)\ \text{for every } \rho > 0",
+    "claim 2 of Cuesta et al. 2026", "search for a certified counterexample (ball brackets at rational loads)",
+    _prove_false, _recheck_false)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -158,9 +164,8 @@ def _recheck_false_c3(data: dict) -> Status:
     return _c3()[1](data)
 
 
-FALSE_CLAIM_C3 = Claim(
-    id="seed000.false.C3_pod2_beats_ret3",
-    statement=r"C = 3:\ B_{pod}(2) < B_{ret}(3)\ \text{for every } \rho > 0\ \text{(deliberately false)}",
-    source="test fixture for proofs_check (contradicts seed000.eventually.C3_d2_dt3)",
-    method="certified comparison for every load; a ball-sampled counter-example in the piece of the wrong sign",
-    expected=Status.REFUTED, prove=_prove_false_c3, recheck=_recheck_false_c3, tags=("fixture",))
+FALSE_CLAIM_C3 = _false_fixture(
+    "seed000.false.C3_pod2_beats_ret3", r"C = 3:\ B_{pod}(2) < B_{ret}(3)\ \text{for every } \rho > 0",
+    "seed000.eventually.C3_d2_dt3",
+    "certified comparison for every load; a ball-sampled counter-example in the piece of the wrong sign",
+    _prove_false_c3, _recheck_false_c3)

@@ -93,6 +93,13 @@ _UNCHECKED_AGGREGATION = ('aggregation/level_rates', 'aggregation/lumpability/*/
 # the blocking regimes (machinery: proofs_check.support.seed003_blocking)
 # --------------------------------------------------------------------------------------------------
 
+def _proved(aggregation, symbolic, rules: dict, instances, argument: str, summary: str) -> Certificate:
+    """The PROVED certificate of a regime bracket: the aggregation re-check, the symbolic steps, the
+    bracket's own rules (``formulas`` or ``U_rule``), the arb instances and the argument, in this order."""
+    return Certificate(Status.PROVED, data={"aggregation": aggregation, "symbolic": symbolic, **rules,
+                                            "instances": instances, "argument": argument}, summary=summary)
+
+
 @claim("seed003.blocking_regime.a_gt_half",
        statement=r"For every integer $N\ge1$ and real $\rho>0$ with $c=2N/\rho>1$ (i.e. $a=N/\rho>1/2$), "
                  r"$L\le-\frac1\rho\log p(N,N)-h(c)\le U$, $h(c)=c\log c-c+1$, "
@@ -109,13 +116,12 @@ def _prove_gt() -> Certificate:
     agg = _aggregation_recheck()
     sym = _gt_symbolic()
     inst = [_gt_instance(N, r) for N, r in GT_INSTANCES]
-    return Certificate(Status.PROVED, data={
-        "aggregation": agg, "symbolic": sym, "formulas": GT_FORMULAS, "instances": inst,
-        "argument": "-log E = rho h(c) + log(2 pi C)/2 + r_C + log P(X<=C) exactly; Robbins bounds r_C; "
-                    "0 >= log P(X<=C) >= log(1 - P(X>C)) >= log(1 - exp(-rho h(c))) (Chernoff, h increasing "
-                    "on c>1); divide by rho.",
-    }, summary="explicit bracket of -log p(N,N)/rho - h(2a) valid for all rho, O(log rho / rho); "
-               f"{len(inst)} instances enclosed in arb")
+    return _proved(agg, sym, {"formulas": GT_FORMULAS}, inst,
+                   "-log E = rho h(c) + log(2 pi C)/2 + r_C + log P(X<=C) exactly; Robbins bounds r_C; "
+                   "0 >= log P(X<=C) >= log(1 - P(X>C)) >= log(1 - exp(-rho h(c))) (Chernoff, h increasing "
+                   "on c>1); divide by rho.",
+                   "explicit bracket of -log p(N,N)/rho - h(2a) valid for all rho, O(log rho / rho); "
+                   f"{len(inst)} instances enclosed in arb")
 
 
 @claim("seed003.blocking_regime.a_lt_half",
@@ -166,13 +172,12 @@ def _prove_hw() -> Certificate:
             x = _hw_instance(b, r)
             x["beta_target"] = b
             inst.append(x)
-    return Certificate(Status.PROVED, data={
-        "aggregation": agg, "symbolic": sym, "U_rule": HW_RULE, "instances": inst,
-        "argument": "lower bound of F gives int e^F >= M0(x)/sqrt(kappa) (upper bound on E); on [0, U] "
-                    "e^F <= e^{beta u - kappa u^2/2}(1 + kappa u^3/(3 sqrt rho) e^{kappa U^3/(3 sqrt rho)}); "
-                    "on [U, oo) F <= F(U) + F'(U)(u - U) with F'(U) = sqrt(rho)(beta - U)/(sqrt(rho) + U) < 0",
-    }, summary="explicit two-sided bracket of sqrt(rho) E(2N, rho) around phi(beta)/Phi(beta), valid for "
-               f"every rho > 1; {len(inst)} arb instances")
+    return _proved(agg, sym, {"U_rule": HW_RULE}, inst,
+                   "lower bound of F gives int e^F >= M0(x)/sqrt(kappa) (upper bound on E); on [0, U] "
+                   "e^F <= e^{beta u - kappa u^2/2}(1 + kappa u^3/(3 sqrt rho) e^{kappa U^3/(3 sqrt rho)}); "
+                   "on [U, oo) F <= F(U) + F'(U)(u - U) with F'(U) = sqrt(rho)(beta - U)/(sqrt(rho) + U) < 0",
+                   "explicit two-sided bracket of sqrt(rho) E(2N, rho) around phi(beta)/Phi(beta), valid for "
+                   f"every rho > 1; {len(inst)} arb instances")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ from flint import arb
 
 from .boxes import exact_dyadic
 from .definition import RHO, ModelDefinitionError
+from .docstrings import fill_doc
 from .model import define_model
 from .precision import PrecisionError, arb_relative_accuracy_ok, check_dps, dps_to_prec, flint_prec
 from .real_numbers import real
@@ -100,6 +101,19 @@ MEASURES = ("blocking", "mean_queue_length", "delay_probability")
 
 _KIND = KIND
 _X = sp.Symbol("x")
+
+#: the doctest set-ups this module's examples share (filled by :func:`~symloss.core.docstrings.fill_doc`)
+_DOCS = {
+    "example_setup": """\
+>>> import sympy as sp
+>>> from symloss import RHO, define_unbounded_model, verify_unbounded
+>>> a, b, c = sp.symbols("a b c")""",
+    "example_jsq2": """\
+>>> import sympy as sp
+>>> from symloss import RHO, define_unbounded_model, verify_unbounded
+>>> a, b, c = sp.symbols("a b c")
+>>> m = define_unbounded_model("JSQ(2)", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)""",
+}
 
 
 # --------------------------------------------------------------------------------------------------
@@ -168,6 +182,7 @@ def _exact_fraction(x, name) -> Fraction:
     return Fraction(int(man)) * Fraction(2) ** int(exp)
 
 
+@fill_doc(_DOCS)
 class UnboundedTailModel:
     r"""A tail model of single-server queues with no buffer limit (:func:`define_unbounded_model`).
 
@@ -213,9 +228,7 @@ class UnboundedTailModel:
 
         Examples
         --------
-        >>> import sympy as sp
-        >>> from symloss import RHO, define_unbounded_model
-        >>> a, b, c = sp.symbols("a b c")
+        {{example_setup}}
         >>> m1 = define_unbounded_model("sq", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)
         >>> m2 = define_unbounded_model("again", RHO * (a - b) * (a + b), -c + b, a=a, b=b, c=c)
         >>> m1.fingerprint() == m2.fingerprint()
@@ -239,9 +252,7 @@ class UnboundedTailModel:
 
         Examples
         --------
-        >>> import sympy as sp
-        >>> from symloss import RHO, define_unbounded_model
-        >>> a, b, c = sp.symbols("a b c")
+        {{example_setup}}
         >>> define_unbounded_model("m", RHO * (a - b), 2 * (b - c), a=a, b=b, c=c).load("0.9")
         Fraction(9, 20)
         """
@@ -273,10 +284,7 @@ class UnboundedTailModel:
 
         Examples
         --------
-        >>> import sympy as sp
-        >>> from symloss import RHO, define_unbounded_model
-        >>> a, b, c = sp.symbols("a b c")
-        >>> m = define_unbounded_model("JSQ(2)", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)
+        {{example_jsq2}}
         >>> t = m.truncated(3)
         >>> t.C, len(t.transitions())
         (3, 6)
@@ -329,10 +337,7 @@ class UnboundedTailModel:
 
         Examples
         --------
-        >>> import sympy as sp
-        >>> from symloss import RHO, define_unbounded_model
-        >>> a, b, c = sp.symbols("a b c")
-        >>> m = define_unbounded_model("JSQ(2)", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)
+        {{example_jsq2}}
         >>> v = m.certified_values("0.9", dps=20)
         >>> v.status, v.K, v.mean_queue_length.str(20, radius=False)
         ('PROVED', 8, '2.3526516395914879884')
@@ -357,6 +362,7 @@ class UnboundedTailModel:
         raise PrecisionError(f"{self.name}: values at rho = {_q_show(rho_q)} not certified to {dps} digits ({last})")
 
 
+@fill_doc(_DOCS)
 def define_unbounded_model(name: str, arrival, departure, *, a, b, c, parameters: dict | None = None):
     r"""Define a tail model of single-server queues with no buffer limit, once, by its level-``k``
     rates (module docstring).
@@ -391,10 +397,7 @@ def define_unbounded_model(name: str, arrival, departure, *, a, b, c, parameters
 
     Examples
     --------
-    >>> import sympy as sp
-    >>> from symloss import RHO, define_unbounded_model
-    >>> a, b, c = sp.symbols("a b c")
-    >>> m = define_unbounded_model("JSQ(2)", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)
+    {{example_jsq2}}
     >>> m.G, m.mu
     ((Fraction(0, 1), Fraction(0, 1), Fraction(1, 1)), Fraction(1, 1))
     >>> define_unbounded_model("bad", RHO * a * (a - b), b - c, a=a, b=b, c=c)   # doctest: +ELLIPSIS
@@ -418,6 +421,7 @@ def define_unbounded_model(name: str, arrival, departure, *, a, b, c, parameters
     return UnboundedTailModel(name, arrival, departure, a, b, c, parameters)
 
 
+@fill_doc(_DOCS)
 def verify_unbounded(certificate: dict, model: UnboundedTailModel) -> bool:
     r"""Re-check a :meth:`UnboundedTailModel.certified_values` certificate from its stored data and the
     model's own ``G`` and ``mu`` (no search: the stored truncation ``K`` and precision).
@@ -447,10 +451,7 @@ def verify_unbounded(certificate: dict, model: UnboundedTailModel) -> bool:
 
     Examples
     --------
-    >>> import sympy as sp
-    >>> from symloss import RHO, define_unbounded_model, verify_unbounded
-    >>> a, b, c = sp.symbols("a b c")
-    >>> m = define_unbounded_model("JSQ(2)", RHO * (a**2 - b**2), b - c, a=a, b=b, c=c)
+    {{example_jsq2}}
     >>> cert = m.certified_values("0.9", dps=20).certificate
     >>> verify_unbounded(cert, m)
     True

@@ -271,10 +271,8 @@ def verify_refined_V(certificate: dict, model) -> tuple:
 
     References
     ----------
-    .. [3] N. Gast, B. Van Houdt, "A refined mean field approximation", Proceedings of the ACM on
-       Measurement and Analysis of Computing Systems 1(2), article 33 (2017).
-    .. [4] S. M. Rump, "Verification methods: rigorous results using floating-point arithmetic",
-       Acta Numerica 19 (2010) 287-449 (enclosures of linear systems and eigenvalues).
+    Those of :func:`certified_refined_V` (the refined mean field of Gast and Van Houdt; Rump's
+    enclosures), whose certificate this re-checks.
 
     Examples
     --------

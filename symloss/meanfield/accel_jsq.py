@@ -35,7 +35,10 @@ class JSQAccelerator(_Accelerator):
 
     See Also
     --------
-    RetrialAccelerator, PowerAccelerator
+    PowerAccelerator : the shooting accelerator of power-of-d (JSQ is its limit as ``d`` grows to
+        every server; its fixed point lies on a face of the state space, where shooting does not apply).
+    symloss.core.piecewise.piecewise_fixed_point : the piecewise-smooth solver that proves the same
+        point from the Heaviside definition before this closed form answers.
 
     Examples
     --------

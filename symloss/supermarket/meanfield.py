@@ -302,7 +302,7 @@ class Supermarket:
         Parameters
         ----------
         dps : int, optional
-            Significant digits.
+            Significant digits of every tail :math:`s_k` and of the mean queue length.
 
         Returns
         -------
