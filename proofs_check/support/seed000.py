@@ -38,6 +38,9 @@ on ``rho``.
 
 Every certificate of seed 000 carries a ``stamp``: the symloss version and each model's
 ``fingerprint()``; a re-check refuses a certificate made from another definition.
+
+Size: the binding of the seed-000 claims to the model and the elimination they all use, in one place so
+that every claim binds the same way.
 """
 from __future__ import annotations
 

@@ -31,6 +31,9 @@ are beside it: ``symloss.admission.fluid`` (fluid LP, SymPy closed forms), ``sym
 (trunk reservations and the online MDP), ``symloss.admission.paths`` (sample paths, offline optimum,
 policy runs, decomposition), ``symloss.admission.jobs`` (the job-duration contrast) and
 ``symloss.admission.values`` (parameter values).
+
+Size: the model class of the network and the entry points of its four benchmarks; the solvers are in the
+room's other modules.
 """
 from __future__ import annotations
 

@@ -36,6 +36,11 @@ the numpydoc docstrings of the public methods (Parameters, Returns, Raises, Exam
 lines) belong on the class, where the API reference and the numpydoc test look them up; and
 :func:`define_model` with ``DefinedModel`` (a subclass of :class:`MeanFieldModel`, about 160
 lines) cannot move to another module that this one re-exports from without an import cycle.
+
+Size: one class, :class:`MeanFieldModel`, whose methods are the views of one definition (transitions,
+drift, Jacobian, fingerprint, the solvers' entry points, LaTeX); the derivations themselves live in
+:mod:`symloss.core.derivation`, :mod:`symloss.core.codegen` and :mod:`symloss.core.certify`. Splitting
+the class would scatter one public API over several modules.
 """
 from __future__ import annotations
 

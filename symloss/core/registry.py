@@ -43,6 +43,9 @@ finds its parent's fast path, fails ``applies`` and is answered by the generic s
 
 The mean-field names of the first version (:func:`register_accelerator`, :func:`accelerator_for`,
 :func:`registered_accelerators`) are this registry's ``"meanfield"`` family.
+
+Size: one mechanism (the protocol, the exact same-system check through
+:mod:`symloss.core.registry_same_system`, the binding cache and :func:`dispatch`) used by every family.
 """
 from __future__ import annotations
 

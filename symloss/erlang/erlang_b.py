@@ -27,6 +27,8 @@ References
 ----------
 A. K. Erlang (1917); D. L. Jagerman, "Some properties of the Erlang loss function", Bell Syst. Tech.
 J. 53 (1974); C. Loader, "Fast and accurate computation of binomial probabilities" (2000).
+
+Size: four evaluators of one definition and the argument checks they share.
 """
 from __future__ import annotations
 

@@ -20,6 +20,9 @@ State space (checked before any solve): ``state_kind="occupancy"``: the composit
 are reachable from an initial state (breadth-first search). A rate that is negative or undefined
 (NaN, infinite) at a state, or a transition of positive rate that leaves the state space, raises
 :class:`FiniteNModelError` naming the state and the transition.
+
+Size: the chain is generated in one pass (state enumeration, rates from the definition, generator
+assembly and its checks); the parts share the enumeration's data.
 """
 from __future__ import annotations
 

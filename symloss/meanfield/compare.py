@@ -24,6 +24,10 @@ business of ``symloss verify``.
 Modules beside this one (every name stays importable from here): :mod:`~symloss.meanfield.compare_results`
 (the result types), :mod:`~symloss.meanfield.compare_pairs` (the pair of models and its log-differences),
 :mod:`~symloss.meanfield.crossing_exact` (exact and dyadic arithmetic of the eliminant path).
+
+Size: crossing loads, thresholds, dominance and the entry of the certified comparison share one scan
+and one labelling of EVIDENCE and PROVED; they are kept together so that the labels cannot drift
+apart.
 """
 from __future__ import annotations
 

@@ -32,6 +32,9 @@ Length: this module is longer than the house limit of ~600 lines on purpose: it 
 definitions and their documentation (each class's docstring states its model), and the API reference
 documents the classes at this path (``symloss.meanfield.models.RetrialOfD``); solvers and fast paths
 already live elsewhere (:mod:`symloss.meanfield.accelerators`, :mod:`symloss.meanfield.elimination`).
+
+Size: the shipped policies, each written once with its documentation, meant to be read side by side; no
+solver code is here.
 """
 from __future__ import annotations
 

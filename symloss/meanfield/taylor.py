@@ -38,6 +38,9 @@ References
 ----------
 K. Makino, M. Berz, "Taylor models and other validated functional inclusion methods", Int. J. Pure
 Appl. Math. 4 (2003). A. Neumaier, "Taylor forms - use and limits", Reliable Computing 9 (2003).
+
+Size: one algebra: the ball Taylor model and the three model classes whose operators call each other; a
+split would put mutually dependent operators in different modules.
 """
 from __future__ import annotations
 

@@ -38,6 +38,9 @@ expansion in :math:`1/C` is the asymptotic expansion of the threshold (the terms
 exponentially small in ``C`` in the derivation, not bounded); it is EVIDENCE from the certified
 thresholds (``docs/threshold_law.md``). For ``d = 1`` (random routing) :math:`\rho^* = 0` for every
 ``C`` and the law is the constant 0.
+
+Size: the derivation, its certified constants and the error table are one argument, read in order; each
+step calls the one before it.
 """
 from __future__ import annotations
 

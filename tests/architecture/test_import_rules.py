@@ -37,3 +37,16 @@ def test_the_rule_checker_sees_a_violation(tmp_path, monkeypatch):
 class _FakeGraph:
     def get_import_details(self, importer, imported):
         return [{"line_number": 1, "line_contents": "import x"}]
+
+
+def test_a_long_module_says_why_in_its_docstring():
+    """Issue 22: no module over ~600 lines without the reason stated in its docstring (a paragraph
+    starting ``Size:``); at most 5 modules over 700 lines."""
+    import ast
+    silent = []
+    for n, rel in rules.long_modules(600):
+        doc = ast.get_docstring(ast.parse((rules.ROOT / rel).read_text())) or ""
+        if "\nSize: " not in "\n" + doc:
+            silent.append(f"{rel} ({n} lines)")
+    assert not silent, f"modules over 600 lines without a 'Size:' paragraph in the docstring: {silent}"
+    assert len(rules.long_modules(700)) <= 5, rules.long_modules(700)
