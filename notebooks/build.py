@@ -47,6 +47,7 @@ NOTEBOOKS = {
     "define_your_own_policy": "make_define_your_own_policy.py",
     "jsq_erlang_loss": "make_jsq_erlang_loss.py",
     "supermarket_graphs": "make_supermarket_graphs.py",
+    "load_balancing_policies": "make_load_balancing_policies.py",
     "finite_n": None,
     "admission_lookahead": None,
 }
