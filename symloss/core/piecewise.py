@@ -30,10 +30,15 @@ When the piece's system is linear in its unknowns the zero is also solved exactl
 blocking that is exactly ``0`` (JSQ below ``rho = C``) is returned exactly.
 
 *Search* (not part of the proof): an LSODA integration of the drift with every jump replaced by a
-narrow sigmoid (:func:`sliding_ode`) gives a float state; faces are read off the coordinates close to a bound or a
-surface value; for each face the free weights are chosen so the system is square; Newton solves the
-piece's system in floats; the Krawczyk test decides. Pieces that worked are cached per definition and
-tried first at the next load. **Uniqueness** on the whole state space is not proved: with
+narrow sigmoid (:func:`sliding_ode`) gives a float state; the candidate faces fix any subset of the
+coordinates close to a bound or a surface value (most constrained first); for each face the free weights
+are chosen so the system is square, and, when no such piece holds, weights are also fixed at an end of
+``[0, 1]`` (a degenerate load where the face meets a surface, JIQ at ``rho = 1``: the drift rows that
+vanish at that load only are then proved exactly); Newton solves the piece's system in floats; the
+Krawczyk test decides. The search is a function of the definition, the load and the digits only: its
+outcome is memoised for the same arguments, and no piece found at one load is tried first at another
+(a model with several equilibria would otherwise return one or the other depending on the loads
+computed before). **Uniqueness** on the whole state space is not proved: with
 ``uniqueness=True`` the result carries EVIDENCE (the projected ODE from the extreme states reaches the
 same point), else NOT CHECKED. :func:`verify_piecewise_certificate` re-checks a stored certificate
 from its data only (no search).
@@ -69,7 +74,7 @@ from .piecewise_certify import (
 from .piecewise_pieces import (
     NONSMOOTH_FUNCTIONS, PieceSystem, _atom_switches, _build_piece, _Mismatch, _parse_q, _q, switching_functions)
 from .piecewise_search import (
-    REGULARISATION, SEARCH_BUDGET, _from_cache, _integrate, _piece_cache, _search, _settle)
+    REGULARISATION, SEARCH_BUDGET, _integrate, _search, _settle)
 from .precision import DEFAULT_DPS, PrecisionError, arb_to_mpf, check_dps, flint_prec, rounded, to_arb
 from .printers import numpy_lambdify
 from .registry import dispatch
@@ -289,18 +294,14 @@ def piecewise_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, uniqueness: boo
     dps = check_dps(dps)
     if not isinstance(uniqueness, bool):
         raise TypeError(f"uniqueness must be True or False, got {uniqueness!r}")
-    out = _from_cache(model, rho, dps)
-    xh = None
+    tally: dict = {}
+    out, xh = _search(model, rho, dps, tally=tally)
     if out is None:
-        out, xh = _search(model, rho, dps)
-        if out is None:
-            raise PrecisionError(
-                f"{model!r} at rho = {rho}: no piece of the definition has a certified fixed point near the float "
-                f"state {np.round(xh, 6).tolist()} (faces at 0, 1 and the surfaces x_j = c, weights of the "
-                f"surfaces through the point, {SEARCH_BUDGET} attempts)")
-        pc, cert = out
-        z = [float(arb_to_mpf(X)) for X in cert["box"]]
-        _piece_cache(model).insert(0, (pc.face, dict(pc.theta), pc.signs, z, pc))
+        raise PrecisionError(
+            f"{model!r} at rho = {rho}: no piece of the definition has a certified fixed point near the float "
+            f"state {np.round(xh, 6).tolist()} ({tally.get('faces', 0)} faces at 0, 1 and the surfaces "
+            f"x_j = c, {tally.get('attempts', 0)} choices of the weights of the surfaces through the point, "
+            f"free or at the ends of [0, 1]; at most {SEARCH_BUDGET} per phase)")
     pc, cert = out
     return _result(model, rho, dps, pc, cert, uniqueness)
 
@@ -324,7 +325,8 @@ def _result(model, rho, dps, pc, cert, uniqueness):
     method = (f"piecewise-smooth certified solver: face ({face_txt}); {len(free_th)} sliding weight(s) on "
               f"{', '.join(f'{k} = 0' for k in free_th) or 'no surface'}; Krawczyk on the piece's "
               f"{len(pc.unknowns)}x{len(pc.unknowns)} system, branch signs certified on the box"
-              + ("; solved exactly (linear piece)" if cert["exact"] is not None else ""))
+              + ("; solved exactly (linear piece)" if cert["exact"] is not None else "")
+              + _degenerate_text(model, pc))
     extra = {"certificate": certificate, "parts": parts, "margin": cert["margin"],
              "face": {str(v): str(c) for v, c in pc.face.items()},
              "theta": [arb_to_mpf(t) for t in cert["theta"]]}
@@ -332,6 +334,17 @@ def _result(model, rho, dps, pc, cert, uniqueness):
                             mpmath.mpf(0) if cert["exact"] is not None else
                             max((abs(arb_to_mpf(X.rad())) for X in cert["box"]), default=mpmath.mpf(0)),
                             method, dps, extra, uniq, 1 if parts["uniqueness"] == "PROVED" else None)
+
+
+def _degenerate_text(model, pc) -> str:
+    """The note of a degenerate load (drift rows that vanish at this load only), or ``""``."""
+    if not pc.load_vanishing:
+        return ""
+    rows = ", ".join(f"d{model.variables[i]}/dt" for i in pc.load_vanishing)
+    ends = [f"{k} = 0 (weight {_parse_q(v)})" for k, v in pc.theta.items() if v in ("0/1", "1/1")]
+    return (f"; degenerate load: {rows} vanishes at this load only, the fixed point lies where the face meets "
+            f"the switching surface {', '.join(ends) or 'through the point'} (a weight at an end of [0, 1]; "
+            f"proved exactly)")
 
 
 def _uniqueness_evidence(model, rho, xs):
@@ -494,14 +507,9 @@ def verify_point(model, rho, x, dps: int) -> tuple:
         except (TypeError, ValueError) as exc:
             return False, f"the load is not valid ({exc})", None
     xf = [float(v) for v in x]
-    out = _from_cache(model, rq, dps, ball)
+    out, _xh = _search(model, rq, dps, x_start=xf, R_ball=ball)
     if out is None:
-        out, _xh = _search(model, rq, dps, x_start=xf, R_ball=ball)
-        if out is None:
-            return False, "no piece of the definition has a certified fixed point at the claimed state", None
-        pc, cert = out
-        _piece_cache(model).insert(0, (pc.face, dict(pc.theta), pc.signs,
-                                       [float(arb_to_mpf(X)) for X in cert["box"]], pc))
+        return False, "no piece of the definition has a certified fixed point at the claimed state", None
     pc, cert = out
     res = _result(model, rq, dps, pc, cert, False)
     tol = mpmath.mpf(10) ** (-dps)

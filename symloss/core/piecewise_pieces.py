@@ -88,6 +88,15 @@ class _Mismatch(Exception):
     """A stored piece does not decide a branch (re-check) or the float point sits on a surface."""
 
 
+class _OnSurface(_Mismatch):
+    """The float point lies exactly on a surface that does not vanish on the face (``key``: the
+    surface on the face, as the branch signs name it): floats do not decide its sign."""
+
+    def __init__(self, key, msg):
+        super().__init__(msg)
+        self.key = key
+
+
 class _Split(Exception):
     def __init__(self, key):
         super().__init__(str(key))
@@ -153,8 +162,10 @@ class _Reducer:
             sg = self.signs[key]
         elif self.point is not None:
             v = float(sf.xreplace(self.point).xreplace({RHO: float(self.rho)}))
-            if not math.isfinite(v) or v == 0.0:
-                raise _Mismatch(f"the float point lies on the surface {sf} = 0")
+            if not math.isfinite(v):
+                raise _Mismatch(f"the surface {sf} is not finite at the float point")
+            if v == 0.0:
+                raise _OnSurface(key, f"the float point lies on the surface {sf} = 0")
             sg = 1 if v > 0 else -1
         else:
             raise _Mismatch(f"the certificate does not decide the sign of {sf}")
@@ -329,6 +340,9 @@ class PieceSystem:
         The drift rows identically zero on the piece (proved by SymPy).
     dropped : list of int
         Drift rows left out because an invariant implies them.
+    load_vanishing : list of int
+        The rows of ``vanishing`` that are functions of the load only, zero at this exact load and
+        not at others (a degenerate load).
     blocking : sympy.Expr
         The blocking on the piece.
     sign_exprs : dict
@@ -346,6 +360,7 @@ class PieceSystem:
     free_vars: list = field(default_factory=list)
     free_theta: list = field(default_factory=list)
     rho_decisions: dict = field(default_factory=dict)
+    load_vanishing: list = field(default_factory=list)
     _compiled: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -402,8 +417,17 @@ def _build_piece(model, rho, face, theta_spec, *, point=None, signs=None):
     free = [v for v in V if v not in face]
     ftheta = [theta[k] for k in free_keys]
     unknowns = free + ftheta
-    vanishing = [i for i, e in enumerate(drift) if e == 0]
-    rows_idx = [i for i, e in enumerate(drift) if e != 0]
+    # a row that is a function of the load only and exactly 0 at this load vanishes here (a degenerate
+    # load: JIQ at rho = 1, where the face meets the switching surface with weight 1); the decision is
+    # recorded so that the piece is rebuilt (and that row kept) at any other load
+    rho_sub = {RHO: _q(rho)}
+    at_load = []
+    for i, e in enumerate(drift):
+        if e != 0 and not (e.free_symbols - {RHO}) and sp.expand(e.xreplace(rho_sub)) == 0:
+            at_load.append(i)
+            red.rho_decisions[f"drift row {i}: {e}"] = (e, 0)
+    vanishing = [i for i, e in enumerate(drift) if e == 0 or i in at_load]
+    rows_idx = [i for i, e in enumerate(drift) if e != 0 and i not in at_load]
     inv_rows = []
     for cc, val in model._invariants:
         e = sp.expand(sp.Add(*[c * v for c, v in zip(cc, V) if c != 0]).xreplace(face) - val)
@@ -424,5 +448,6 @@ def _build_piece(model, rho, face, theta_spec, *, point=None, signs=None):
     spec_signs = {k: sg for k, (e, sg) in red.used_signs.items()}
     theta_out = {k: ("free" if theta_spec.get(k) == "free" else _qstr(v)) for k, v in red.theta.items()}
     return PieceSystem(dict(face), theta_out, spec_signs, unknowns, rows, vanishing,
-                       dropped, blocking, dict(red.used_signs), free, ftheta, dict(red.rho_decisions)), \
+                       dropped, blocking, dict(red.used_signs), free, ftheta, dict(red.rho_decisions),
+                       at_load), \
         red, drift, rows_idx, inv_rows

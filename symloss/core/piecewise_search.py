@@ -13,7 +13,7 @@ import sympy as sp
 from .definition import RHO
 from .float_start import default_initial_state
 from .piecewise_certify import _certify_piece
-from .piecewise_pieces import _build_piece, _Mismatch, _q, switching_functions
+from .piecewise_pieces import _build_piece, _Mismatch, _OnSurface, _q, switching_functions
 from .precision import PrecisionError
 
 #: the most face / weight combinations the search tries before giving up
@@ -141,136 +141,223 @@ def _candidate_values(model, rho):
     return vals
 
 
+#: the most faces the search visits at one float state
+FACE_BUDGET = 1024
+
+
 def _faces(model, rho, xh, tol=2e-2):
-    """Candidate faces near the float state ``xh``, most constrained first."""
+    """Candidate faces near the float state ``xh``: every subset of the coordinates within ``tol`` of
+    a bound or a surface value, fixed at that value; first the nearest ``k`` (for ``k`` from all of
+    them down to none) and each of those without one coordinate, then every other subset, most
+    constrained first (at most ``FACE_BUDGET`` faces).
+
+    The order does not decide *whether* a face is reached (every subset is, up to the budget): a
+    coordinate a hair from ``0`` may be a small positive value while one further from ``1`` sits on a
+    sliding surface that the regularised drift only approaches (JIQ: ``u_1 = 1`` with
+    ``u_5 ~ 1e-8 > 0``), so no cut on the distances decides which coordinates a face fixes."""
     V = list(model.variables)
     vals = _candidate_values(model, rho)
     near = []
     for j, v in enumerate(V):
-        best = min(vals[v], key=lambda c: abs(float(c) - xh[j]))
+        best = min(vals[v], key=lambda c: (abs(float(c) - xh[j]), float(c)))
         d = abs(float(best) - xh[j])
         if d < tol:
-            near.append((d, v, best))
-    near.sort(key=lambda t: t[0])
-    seen = []
-    for k in range(len(near), -1, -1):
-        base = near[:k]
-        opts = [base] + ([[t for t in base if t is not drop] for drop in base] if k else [])
-        for o in opts:
-            face = {v: c for _d, v, c in o}
-            key = tuple(sorted((str(v), str(c)) for v, c in face.items()))
-            if key not in seen:
-                seen.append(key)
-                yield face
+            near.append((d, j, v, best))
+    near.sort(key=lambda t: (t[0], t[1]))
+    seen = set()
+
+    def first_pass():
+        for k in range(len(near), -1, -1):
+            base = near[:k]
+            yield base
+            if k:
+                for drop in base:
+                    yield [t for t in base if t is not drop]
+
+    def every_subset():
+        for k in range(len(near), -1, -1):
+            for sub in itertools.combinations(near, k):
+                yield list(sub)
+    for o in itertools.chain(first_pass(), every_subset()):
+        key = frozenset(t[1] for t in o)
+        if key in seen:
+            continue
+        seen.add(key)
+        if len(seen) > FACE_BUDGET:
+            return
+        yield {v: c for _d, _j, v, c in o}
 
 
 # ==================================================================================================
 # the search over faces and weights
 # ==================================================================================================
 
-_PIECES: dict = {}
+#: the outcomes of :func:`_search` by (definition, load, digits, start, load ball): a memo, so that a
+#: result is the same whatever was computed before (no piece found at one load is tried first at another,
+#: which could return another equilibrium of a model that has several, or succeed where the search fails)
+_MEMO: dict = {}
 
 
-def _piece_cache(model) -> list:
-    key = model._definition_key()
-    if len(_PIECES) > 256:
-        _PIECES.clear()
-    return _PIECES.setdefault(key, [])
+def _memo_key(model, rho, dps, x_start, R_ball):
+    start = None if x_start is None else tuple(float(v) for v in x_start)
+    ball = None if R_ball is None else (tuple(int(v) for v in R_ball.mid().man_exp()),
+                                        tuple(int(v) for v in R_ball.rad().man_exp()))
+    return (model._definition_key(), rho, dps, start, ball)
 
 
-def _try_face(model, rho, face, xh, dps, budget, R_ball=None):
-    """Search the weights on ``face``; returns (piece, cert) or None."""
+def _weight_specs(piece, red, rows_idx, ends):
+    """The weights to try on a face. Without ``ends``: the free weights that make the system square
+    (``need`` or ``need + 1`` of the surfaces through the point whose weight only rows that are already
+    equations use; the others keep their point values). With ``ends``: each surface through the point
+    with its weight fixed at the other end of ``[0, 1]`` than its point value, alone or with free
+    weights (an equilibrium where a sliding region begins, e.g. JIQ at ``rho = 1``: weight 1 on the
+    surface ``u_1 = 1``)."""
+    if not ends:
+        need = len(piece.rows) - len(piece.unknowns)
+        eq_rows = set(rows_idx) | {"blocking"}
+        through = [k for k in sorted(red.through) if red.touched.get(k, set()) <= eq_rows]
+        if need >= 0:
+            for size in range(need, min(need + 1, len(through)) + 1):
+                for sub in itertools.combinations(through, size):
+                    yield {k: "free" for k in sub}
+        return
+    every = sorted(red.through)
+    for size in range(1, len(every) + 1):
+        for fixed in itertools.combinations(every, size):
+            for ends_ in itertools.product((0, 1), repeat=size):
+                if any(sp.sympify(piece.theta.get(k, "1")) == e for k, e in zip(fixed, ends_)):
+                    continue              # a point value: the weights without ``ends`` had it
+                rest = [k for k in every if k not in fixed]
+                for n_free in range(len(rest) + 1):
+                    for sub in itertools.combinations(rest, n_free):
+                        spec = {k: str(e) for k, e in zip(fixed, ends_)}
+                        spec.update({k: "free" for k in sub})
+                        yield spec
+
+
+#: the most surfaces exactly through a float point whose two signs the search tries
+_MAX_ON_SURFACE = 3
+
+
+def _builds_at(model, rho, face, spec, point, forced=None):
+    """The builds of ``spec`` on ``face`` with the branch signs read at the float ``point``; a surface
+    on which the float point lies exactly although it does not vanish on the face (a coordinate within
+    a float of a surface value, e.g. ``u3 = 1 - 1e-50``) gets each sign in turn (the exact check of
+    the certificate then decides it)."""
+    try:
+        return [_build_piece(model, rho, face, spec, point=point, signs=forced)]
+    except _OnSurface as exc:
+        if len(forced or {}) >= _MAX_ON_SURFACE:
+            return []
+        out = []
+        for sg in (1, -1):
+            f = dict(forced or {})
+            f[exc.key] = sg
+            out += _builds_at(model, rho, face, spec, point, f)
+        return out
+    except _Mismatch:
+        return []
+
+
+def _try_face(model, rho, face, xh, dps, budget, R_ball=None, ends=False):
+    """Search the weights on ``face`` (see :func:`_weight_specs`); returns (piece, cert) or None.
+    ``budget`` (a one-element list) counts the weight choices tried."""
     V = list(model.variables)
     point = {v: sp.Float(float(xh[j])) for j, v in enumerate(V)}
     rho_f = float(rho)
-    try:
-        piece, red, drift, rows_idx, _inv = _build_piece(model, rho, face, {}, point=point)
-    except _Mismatch:
+    first = _builds_at(model, rho, face, {}, point)
+    if not first:
         return None
-    need = len(piece.rows) - len(piece.unknowns)
-    if need < 0:
-        return None
-    # the weights that may be freed: those used only by rows that are already equations (freeing another
-    # one turns a row that vanishes on the face into a new equation)
-    eq_rows = set(rows_idx) | {"blocking"}
-    through = [k for k in sorted(red.through) if red.touched.get(k, set()) <= eq_rows]
-    for size in range(need, min(need + 1, len(through)) + 1):
-        for sub in itertools.combinations(through, size):
-            budget[0] -= 1
-            if budget[0] < 0:
-                return None
-            spec = {k: "free" for k in sub}
-            try:
-                pc, red2, *_ = _build_piece(model, rho, face, spec, point=point)
-            except _Mismatch:
-                continue
-            if not pc.square:
-                continue
-            z0 = [float(xh[V.index(v)]) for v in pc.free_vars] + [0.5] * len(pc.free_theta)
-            z, ok = _float_newton(pc, z0, rho_f)
-            if not ok:
-                continue
-            # the branch decisions again at the Newton point (they may differ from the ODE's)
-            pt = dict(point)
-            for v, val in zip(pc.free_vars, z):
-                pt[v] = sp.Float(float(val))
-            try:
-                pc2, *_ = _build_piece(model, rho, face, spec, point=pt)
-            except _Mismatch:
-                continue
-            if pc2.signs != pc.signs:
-                if not pc2.square:
-                    continue
-                z, ok = _float_newton(pc2, z, rho_f)
-                if not ok:
-                    continue
-                pc = pc2
-            try:
-                cert = _certify_piece(model, pc, z, rho, dps, R_ball)
-            except (_Mismatch, PrecisionError, ZeroDivisionError, ValueError):
-                continue
-            return pc, cert
+    piece, red, _drift, rows_idx, _inv = first[0]
+    for spec in _weight_specs(piece, red, rows_idx, ends):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        for pc, *_ in _builds_at(model, rho, face, spec, point):
+            out = _newton_and_certify(model, rho, face, spec, point, pc, xh, dps, R_ball)
+            if out is not None:
+                return out
     return None
 
 
-def _same_rho_decisions(pc, rho) -> bool:
-    sub = {RHO: _q(rho)}
-    return all(int(sp.sign(e.xreplace(sub))) == v for e, v in pc.rho_decisions.values())
-
-
-def _from_cache(model, rho, dps, R_ball=None):
+def _newton_and_certify(model, rho, face, spec, point, pc, xh, dps, R_ball):
+    """Newton on the piece from the float state, the branch signs read again at the Newton point (a
+    surface the Newton point lies on keeps the piece's sign), and the proof; returns (piece, cert) or
+    None."""
+    V = list(model.variables)
     rho_f = float(rho)
-    for spec in list(_piece_cache(model)):
-        face, theta_spec, signs, z_prev, pc = spec
-        if not _same_rho_decisions(pc, rho):
-            try:
-                pc, *_ = _build_piece(model, rho, face, theta_spec, signs=signs)
-            except _Mismatch:
-                continue
-        if not pc.square:
-            continue
-        z, ok = _float_newton(pc, z_prev, rho_f)
-        if not ok:
-            continue
+    if not pc.square:
+        return None
+    z0 = [float(xh[V.index(v)]) for v in pc.free_vars] + [0.5] * len(pc.free_theta)
+    z, ok = _float_newton(pc, z0, rho_f)
+    if not ok:
+        return None
+    # the branch decisions again at the Newton point (they may differ from the ODE's)
+    pt = dict(point)
+    for v, val in zip(pc.free_vars, z):
+        pt[v] = sp.Float(float(val))
+    kept: dict = {}
+    while True:
         try:
-            return pc, _certify_piece(model, pc, z, rho, dps, R_ball)
-        except (_Mismatch, PrecisionError, ZeroDivisionError, ValueError):
-            continue
-    return None
+            pc2, *_ = _build_piece(model, rho, face, spec, point=pt, signs=kept or None)
+            break
+        except _OnSurface as exc:
+            if exc.key not in pc.signs or exc.key in kept:
+                return None
+            kept[exc.key] = pc.signs[exc.key]
+        except _Mismatch:
+            return None
+    if pc2.signs != pc.signs:
+        if not pc2.square:
+            return None
+        z, ok = _float_newton(pc2, z, rho_f)
+        if not ok:
+            return None
+        pc = pc2
+    try:
+        cert = _certify_piece(model, pc, z, rho, dps, R_ball)
+    except (_Mismatch, PrecisionError, ZeroDivisionError, ValueError):
+        return None
+    return pc, cert
 
 
-def _search(model, rho, dps, x_start=None, R_ball=None):
+def _search(model, rho, dps, x_start=None, R_ball=None, tally=None):
+    """The search from the settled float state (or ``x_start``): every candidate face with the free
+    weights that make it square, then every face with weights at the ends of ``[0, 1]`` (each phase
+    at most ``SEARCH_BUDGET`` weight choices). Returns ``(piece, cert) or None`` and the float state;
+    ``tally`` (a dict) receives the numbers of faces and of weight choices tried. A function of its
+    arguments only (the memo ``_MEMO`` holds its own earlier outcomes for the same arguments)."""
+    key = _memo_key(model, rho, dps, x_start, R_ball)
+    if key in _MEMO:
+        out, xh, counts = _MEMO[key]
+        if tally is not None:
+            tally.update(counts)
+        return out, xh
+    out, xh, counts = _search_fresh(model, rho, dps, x_start, R_ball)
+    if len(_MEMO) > 256:
+        _MEMO.clear()
+    _MEMO[key] = (out, xh, counts)
+    if tally is not None:
+        tally.update(counts)
+    return out, xh
+
+
+def _search_fresh(model, rho, dps, x_start, R_ball):
     rho_f = float(rho)
     if x_start is None:
         x0 = np.clip(default_initial_state(model, rho_f), 0.0, 1.0)
         xh, _h = _settle(model, rho_f, x0)
     else:
         xh = np.asarray(x_start, dtype=float)
-    budget = [SEARCH_BUDGET]
-    for face in _faces(model, rho, xh):
-        out = _try_face(model, rho, face, xh, dps, budget, R_ball)
-        if out is not None:
-            return out, xh
-        if budget[0] < 0:
-            break
-    return None, xh
+    faces = list(_faces(model, rho, xh))
+    tried = 0
+    for ends in (False, True):
+        budget = [SEARCH_BUDGET]
+        for face in faces:
+            out = _try_face(model, rho, face, xh, dps, budget, R_ball, ends)
+            if out is not None:
+                return out, xh, {}
+            if budget[0] < 0:
+                break
+        tried += SEARCH_BUDGET - max(budget[0], 0)
+    return None, xh, {"faces": len(faces), "attempts": tried}

@@ -1,5 +1,10 @@
 r"""Refined mean field of any model: the :math:`1/N` and :math:`1/N^2` terms of the stationary blocking
 (Gast & Van Houdt 2017; Gast, Bortolussi & Tribastone 2019), generated from the model's definition.
+
+Size: a little over 600 lines because :func:`refined_mean_field` documents its whole method (the
+moment equations, the precision, the levels dropped far below it: about 110 lines of docstring) next to
+the refusals that say which assumption of the expansion a model breaks; the tables and the moment
+equations are already in ``refined_tables`` and ``refined_moments``.
 """
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ import numpy as np
 import sympy as sp
 
 from ..core.model import RHO, define_model
+from ..core.piecewise_pieces import switching_functions
 from ..core.precision import GUARD_DPS, PrecisionError, agree_at_two_precisions, check_dps, dps_to_prec
 from ..core.results import ResultMixin
 from ..core.validation import check_choice, check_int, check_real
@@ -204,19 +210,35 @@ def _model_from_policy(policy, C, d):
 
 def _check_density_dependent(model, sampling, N):
     """The expansion is that of a density-dependent chain (rates ``N beta(n/N)``, loss probability
-    ``h(n/N)``): refuse models whose finite-N rates differ (sampling without replacement)."""
-    if not hasattr(model, "finite_n_transitions"):
-        return
+    ``h(n/N)``, ``beta`` and ``h`` twice differentiable): refuse, naming what fails, a switching model,
+    other finite-N rates (sampling without replacement) or a loss probability declared apart."""
     probe = N if N is not None else 1000
     d = getattr(model, "d", None)
     if sampling == "without_replacement" and isinstance(d, int) and probe < d:
         probe = max(d, 1000)
-    if model.finite_n_transitions(probe, sampling) is not None or \
-            model.finite_n_blocking_expr(probe, sampling) is not None:
-        raise ValueError(f"refined_mean_field: the finite-N chain of {model!r} with sampling={sampling!r} is not the "
-                         "mean-field rates times N (finite_n_transitions gives other rates), so the density-dependent "
-                         "expansion does not describe it; use sampling='with_replacement'")
-
+    trs = model.finite_n_transitions(probe, sampling) if hasattr(model, "finite_n_transitions") else None
+    blk = model.finite_n_blocking_expr(probe, sampling) if hasattr(model, "finite_n_blocking_expr") else None
+    surf = switching_functions([sp.sympify(r) for _j, r in model.transitions()] + [sp.sympify(model.blocking_expr())],
+                               list(model.variables))
+    if surf:
+        raise ValueError(
+            f"refined_mean_field: {model!r} switches (its rates or blocking are not smooth across "
+            f"{', '.join(f'{s} = 0' for s in surf)}): the expansion in 1/N needs twice differentiable rates and "
+            "blocking at the fixed point, whatever the sampling" + (
+                "; its finite_n_blocking is the per-state loss indicator of the finite-N chain, not a smooth "
+                "function of the state" if blk is not None else "") + "; for finite N use exact_finite_n or simulate")
+    if trs is not None:
+        other = [s for s in SAMPLINGS if s != sampling and model.finite_n_transitions(probe, s) is None]
+        raise ValueError(
+            f"refined_mean_field: the finite-N chain of {model!r} with sampling={sampling!r} is not the mean-field "
+            "rates times N (finite_n_transitions gives other rates), so the density-dependent expansion does not "
+            "describe it; " + (f"use sampling={other[0]!r}" if other else
+                               "for finite N use exact_finite_n or simulate"))
+    if blk is not None:
+        raise ValueError(
+            f"refined_mean_field: {model!r} declares its finite-N loss probability apart from its blocking "
+            "(finite_n_blocking), and the expansion gives E[blocking_expr(X_N / N)], not that loss; define the model "
+            "without finite_n_blocking if blocking_expr at n / N is the loss, else use exact_finite_n or simulate")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -447,7 +469,7 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
 
     The finite-N chain must be the mean-field rates times ``N`` (the shipped policies with
     ``sampling="with_replacement"``); then :math:`B_N = E[h(X_N)]` and the expansion approximates
-    :func:`exact_finite_n` / :func:`simulate`. JSQ (non-smooth drift) is refused. The expansion is
+    :func:`exact_finite_n` / :func:`simulate`. A switching model (JSQ, JIQ) is refused. The expansion is
     not uniform in the load: where ``B`` is tiny compared with ``V/N`` it is no approximation.
 
     Where the reduced Jacobian has nearly equal eigenvalues (the deep levels of a supermarket tail,
@@ -508,7 +530,8 @@ def refined_mean_field(policy, *, rho, C=None, d=None, N=None, dps: int | None =
         If an integer argument is not an integer.
     ValueError
         If an argument is out of range, ``C``/``d`` are given with a model, the finite-N chain is
-        not density dependent (sampling without replacement), or the drift is not smooth (JSQ).
+        not density dependent (sampling without replacement, a declared ``finite_n_blocking``), or the
+        rates are not smooth (a switching model: JSQ, JIQ, threshold policies).
 
     See Also
     --------

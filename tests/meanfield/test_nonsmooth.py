@@ -13,7 +13,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 from scipy.optimize import fsolve
 
-from symloss import JSQ, RHO, define_model
+import symloss
+from symloss import JSQ, RHO, PowerOfD, define_model, refined_mean_field
 from symloss.core.certify import DefinitionMismatchWarning
 from symloss.core.definition import ModelDefinitionError
 from symloss.core.piecewise import piecewise_fixed_point, verify_piecewise_certificate
@@ -194,3 +195,53 @@ def test_recheck_decides_like_the_search_next_to_a_switching_surface():
     key = next(k for k in bad["exact"] if k.startswith("u"))
     bad["exact"][key] = "1/1"                               # on the surface: not the piece's zero
     assert not verify_piecewise_certificate(JSQ(3), bad)[0]
+
+
+def test_jiq_at_load_one_is_the_degenerate_point_proved_exactly():
+    """JIQ at rho = 1: the face u1 = 1, u_k = 0 meets the switching surface u1 = 1 with weight 1 (the
+    idle side's drift alone vanishes); du1/dt = rho - 1 vanishes at this load only and is proved
+    exactly. Was refused after "400 attempts"."""
+    m = user_jiq(5)
+    r = m.fixed_point(1.0, dps=30)
+    assert r.x == [1, 0, 0, 0, 0] and r.blocking == 0 and r.blocking_bracket == (0, 0)
+    cert = r.extra["certificate"]
+    assert cert["face"] == {"u1": "1/1", "u2": "0/1", "u3": "0/1", "u4": "0/1", "u5": "0/1"}
+    assert cert["theta"] == {"1 - u1": "1/1"} and 0 in cert["vanishing_rows"]
+    assert "degenerate load" in r.method and "1 - u1 = 0 (weight 1)" in r.method
+    assert verify_piecewise_certificate(m, cert)[0]
+    for rho in ("51/50", "99/100"):                      # the same piece is no fixed point at another load
+        bad = copy.deepcopy(cert)
+        bad["rho"] = rho
+        assert not verify_piecewise_certificate(m, bad)[0]
+    # next to the degenerate load the ordinary pieces answer: below, every job finds an idle server
+    with mpmath.workdps(30):
+        assert m.fixed_point(Fraction(99, 100), dps=30).x == [mpmath.mpf("0.99"), 0, 0, 0, 0]
+    assert m.fixed_point(Fraction(101, 100), dps=30).extra["certificate"]["face"] == {"u1": "1/1"}
+
+
+def test_refined_mean_field_names_what_blocks_the_expansion():
+    """A switching model that declares only finite_n_blocking (no finite-N transitions), with the default
+    sampling: the refusal names the switch and the per-state loss indicator, not the sampling."""
+    jiq = user_jiq(3)
+
+    def busy_then_full(N, sampling):
+        n = symloss.count_symbols(m)
+        return sp.Piecewise((n[-1] / N, n[0] >= N), (0, True))
+    m = define_model("jiq3", jiq.variables, jiq.transitions(), jiq.blocking_expr(), state_kind="tail", C=3,
+                     finite_n_blocking=busy_then_full)
+    with pytest.raises(ValueError) as exc:
+        refined_mean_field(m, rho=1.5)
+    msg = str(exc.value)
+    assert "1 - u1 = 0" in msg and "twice differentiable" in msg and "per-state loss indicator" in msg
+    assert "finite_n_transitions" not in msg and "use sampling" not in msg
+    with pytest.raises(ValueError, match="not smooth across 1 - u1 = 0") as exc:
+        refined_mean_field(jiq, rho=1.5)
+    assert "finite_n_blocking" not in str(exc.value)
+    with pytest.raises(ValueError, match="finite_n_transitions gives other rates.*use sampling='with_replacement'"):
+        refined_mean_field(PowerOfD(2, 2), rho=1.0, sampling="without_replacement")
+    pod = PowerOfD(2, 2)                                   # smooth, but a loss probability declared apart
+    m2 = define_model("pod+fb", pod.variables, pod.transitions(), pod.blocking_expr(), state_kind="tail", C=2,
+                      finite_n_blocking=lambda N, s: symloss.count_symbols(pod)[-1] / N)
+    with pytest.raises(ValueError, match=r"declares its finite-N loss probability apart.*\(finite_n_blocking\)") as exc:
+        refined_mean_field(m2, rho=1.5)
+    assert "finite_n_transitions" not in str(exc.value)
