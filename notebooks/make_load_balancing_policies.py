@@ -318,10 +318,9 @@ indicators evaluated on the counts (e.g. JSQ at finite $N$ is exactly join-the-s
 chain (`symloss.exact_finite_n`, $\binom{N+C}{C}$ states) and a count-level simulation (`symloss.simulate`,
 a numba kernel generated from the definition; 95 % intervals over independent replications) are compared
 with the mean field at $\rho = 4 = 0.8\,C$. For power-of-$d$ the refined mean field (Gast & Van Houdt 2017),
-$B + V/N + W/N^2$, is shown too. For JSQ and JIQ it is refused: the message printed below names the declared
-per-state loss probability (`finite_n_blocking` is not the mean-field blocking at $n/N$, so the expansion of a
-density-dependent chain does not describe it), and without that declaration `refined_mean_field` refuses the
-Heaviside/Piecewise rates as not twice differentiable.
+$B + V/N + W/N^2$, is shown too. For JSQ and JIQ it is refused: the message printed below names the
+switching surface (the expansion needs twice differentiable rates, whatever the sampling) and says that the
+declared `finite_n_blocking` is a per-state loss indicator, not a smooth function of the state.
 The flow-balance blocking $1 - \mathbb E[\sum_k u_k]/\rho$ of the exact chain checks the per-state loss
 probability each model declares."""),
     ("code", r"""RHO_N = 4

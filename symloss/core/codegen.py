@@ -32,7 +32,8 @@ import math
 
 import numpy as np
 import sympy as sp
-from flint import arb_mat
+from flint import arb, arb_mat
+from flint import ctx as flint_ctx
 
 from ._docfragments import CORE_DOCS
 from .definition import RHO, ModelDefinitionError
@@ -340,10 +341,13 @@ class CompiledModel:
             vals = list(self._direct["G_arb"](*z))
         return [vals[i] for i in sel]
 
-    def GJ_arb(self, y, r, sel=None):
+    def GJ_arb(self, y, r, sel=None, *, floor=None):
         """(G, J_y as arb_mat, dG/dr) of the selected rows in ball arithmetic at the balls ``y``, ``r``.
 
         {{parameters_yr_sel_arb}}
+        floor : flint.arb, optional
+            Terms form: a Jacobian entry whose whole ball lies below ``floor`` in absolute value is
+            replaced by ``[0 +/- floor]`` (a superset; default ``2^-(prec + 16)``).
 
         Returns
         -------
@@ -353,12 +357,62 @@ class CompiledModel:
         z = list(y) + [r]
         sel = self.default_selection if sel is None else sel
         if self.mode == "terms":
-            vals, J, dr = self.table.jacobian_arb(z, rows=sel)
-            return vals, J, dr
+            return self._sparse_jacobian_arb(z, sel, floor)
         d = self._direct
         Jy = d["J_arb"](*z)
         vals, dr = list(d["G_arb"](*z)), list(d["Jr_arb"](*z))
         return [vals[i] for i in sel], arb_mat([list(Jy[i]) for i in sel]), [dr[i] for i in sel]
+
+    def _sparse_terms(self):
+        """Per term ``(row, coefficient index, [(column, exponent)], r exponent)`` with the Jacobian
+        columns only (built once per compiled model: what :meth:`GJ_arb` accumulates)."""
+        if self._sparse is None:
+            n, tab = self.n, self.table
+            self._sparse = [(int(tab.row[t]), [(j, a) for j, a in e if j < n], [a for j, a in e if j >= n])
+                            for t, e in enumerate(tab.terms_arb)]
+        return self._sparse
+
+    _sparse = None
+
+    def _sparse_jacobian_arb(self, z, sel, floor=None):
+        """``(values, J_y, dG/dr)`` of the rows ``sel`` from the term table: only the terms of the
+        selected rows are evaluated and only the non-zero entries of the Jacobian accumulated (the
+        same balls as :meth:`_TermTable.jacobian_arb <symloss.core.term_tables._TermTable.jacobian_arb>`,
+        term by term in the same order)."""
+        n = self.n
+        pos = {i: k for k, i in enumerate(sel)}
+        coef = self.table.coef_arb
+        zero = arb(0)
+        vals = [zero] * len(sel)
+        dr = [zero] * len(sel)
+        Jrows: list = [{} for _ in sel]
+        for t, (i, cols, rexp) in enumerate(self._sparse_terms()):
+            k = pos.get(i)
+            if k is None:
+                continue
+            L = zero
+            for j, a in self.table.terms_arb[t]:
+                L = L + z[j] * a
+            cm = coef[t] * L.exp()
+            vals[k] = vals[k] + cm
+            row = Jrows[k]
+            for j, a in cols:
+                row[j] = row[j] + cm * a if j in row else cm * a
+            for a in rexp:
+                dr[k] = dr[k] + cm * a
+        # an entry below 2^(-2 prec) in absolute value (all of its ball) is replaced by the ball
+        # [0 +/- 2^(-2 prec)], which contains it: a superset, so every enclosure stays valid, and
+        # negligible at the working precision; it keeps the exponents of the matrix in a moderate range
+        # (terms such as u_k^(d-1) ~ exp(-10^30) of a doubly exponential tail make the matrix products
+        # and solves of python-flint many times slower)
+        tiny = arb(0, arb(2) ** (-(flint_ctx.prec + 16)) if floor is None else floor)
+        dense = []
+        for row in Jrows:
+            line = [zero] * n
+            for j, v in row.items():
+                line[j] = tiny if abs(v) < tiny.rad() else v
+            dense.append(line)
+        return vals, arb_mat(dense) if sel else arb_mat(0, n), dr
 
     def blocking_arb(self, y, r):
         """The blocking in ball arithmetic.

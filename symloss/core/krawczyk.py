@@ -9,6 +9,7 @@ import math
 import mpmath
 import numpy as np
 from flint import arb, arb_mat
+from flint import ctx as flint_ctx
 
 from ._docfragments import CORE_DOCS
 from .certified_results import FixedPointResult
@@ -37,12 +38,17 @@ _GENERIC_MAX_VARIABLES = 400
 # ball arithmetic: Newton and Krawczyk
 # ==================================================================================================
 
-def _newton_arb(comp, y0, r_ball, prec, sel):
+def _newton_arb(comp, y0, r_ball, prec, sel, *, with_jacobian: bool = False):
     """Midpoint Newton iteration in ball arithmetic, the precision doubling up to ``prec`` (from
-    float starts, or from ``arb`` midpoints of the ball continuation)."""
+    float starts, or from ``arb`` midpoints of the ball continuation). Each step solves with the
+    midpoint Jacobian approximately (python-flint ``algorithm="approx"``: a floating-point LU at the
+    working precision, no error bounds): the iterate is only a candidate, the Krawczyk test proves.
+    ``with_jacobian`` also returns the ball Jacobian of the last step (at the iterate before it)."""
     n = comp.n
     y = [v if isinstance(v, arb) else arb(float(v)) for v in y0]
-    cur = 64 if not isinstance(y0[0], arb) else min(_arb_prec_for(y0), prec)
+    # the first step at 128 bits from a float start, at the precision of an arb start's own size
+    # (its midpoints carry ~96 fractional bits: the step doubles them) from an arb start
+    cur = 64 if not isinstance(y0[0], arb) else max(32, min(_arb_prec_for(y0), prec) // 2)
     last_step = None
     for _ in range(200):
         cur = min(2 * cur, prec)
@@ -50,72 +56,166 @@ def _newton_arb(comp, y0, r_ball, prec, sel):
             G, J, _dr = comp.GJ_arb(y, r_ball, sel)
             g = arb_mat([[gi.mid()] for gi in G])
             try:
-                step = J.mid().solve(g)
+                step = J.mid().solve(g, algorithm="approx")
             except (ZeroDivisionError, ValueError):
                 raise PrecisionError("singular Jacobian in the ball Newton iteration") from None
             step = [step[i, 0].mid() for i in range(n)]
+            if not all(s.is_finite() for s in step):
+                raise PrecisionError("singular Jacobian in the ball Newton iteration")
             y = [arb((y[i] - step[i]).mid()) for i in range(n)]
-            small = all(abs(step[i]) <= arb(2) ** (-(cur - 24)) * max(arb(1), abs(y[i])) for i in range(n))
+            tol = arb(2) ** (-(cur - 24))
+            small = all(abs(step[i]) <= tol * max(arb(1), abs(y[i])) for i in range(n))
             last_step = max(float(abs(step[i]).mid()) for i in range(n)) if n else 0.0
         if cur == prec and small:
-            return y, last_step
+            return (y, last_step, J) if with_jacobian else (y, last_step)
     raise PrecisionError("the ball Newton iteration did not converge")
 
 
+def _mat_floats(J: arb_mat) -> np.ndarray:
+    """The midpoints of ``J`` as a float64 array (``inf`` where an entry is beyond the float range)."""
+    n, k = J.nrows(), J.ncols()
+    return np.array([float(v) for v in J.mid().entries()], dtype=np.float64).reshape(n, k)
+
+
 def _float_inverse(J: arb_mat):
-    n = J.nrows()
-    M = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+    M = _mat_floats(J)
+    if not np.all(np.isfinite(M)):
+        return None
     try:
         Y = np.linalg.inv(M)
     except np.linalg.LinAlgError:
         return None
     if not np.all(np.isfinite(Y)):
         return None
-    return arb_mat([[arb(float(v)) for v in row] for row in Y])
+    return arb_mat(Y.tolist())
 
 
 #: largest condition number of J(m) for which a float64 inverse is a good enough preconditioner (its
 #: error, cond * 2^-52 relative, enters I - Y J(X)); beyond it Y is the midpoint of the arb inverse
 _FLOAT_COND_MAX = 1e8
+#: entries below this size relative to the largest are set to 0 in the float copy used for the
+#: condition number only (products of tiny entries reach subnormal numbers, which make LAPACK very
+#: slow; they do not change the estimate)
+_TINY = 1e-100
 
 
-def _float_conditioned(J: arb_mat) -> bool:
-    n = J.nrows()
-    M = np.array([[float(J[i, j].mid()) for j in range(n)] for i in range(n)])
+def _cond1(M: np.ndarray) -> float:
+    """The 1-norm condition number of the float matrix ``M`` (``inf`` when singular or not finite)."""
     if not np.all(np.isfinite(M)):
-        return False
+        return math.inf
+    M = np.where(np.abs(M) < _TINY * (float(np.max(np.abs(M))) if M.size else 0.0), 0.0, M)
     with np.errstate(all="ignore"):
-        c = np.linalg.cond(M, 1)
-    return bool(np.isfinite(c) and c <= _FLOAT_COND_MAX)
+        try:
+            Mi = np.linalg.inv(M)
+        except np.linalg.LinAlgError:
+            return math.inf
+        c = float(np.max(np.sum(np.abs(M), axis=0)) * np.max(np.sum(np.abs(Mi), axis=0))) if M.size else 1.0
+    return c if math.isfinite(c) else math.inf
 
 
-def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
-    """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``."""
+def _identity(n: int) -> arb_mat:
+    I = arb_mat(n, n)
+    for i in range(n):
+        I[i, i] = 1
+    return I
+
+
+def _approx_inverse(J: arb_mat):
+    """``(Y, Yf)``: the midpoint of an approximate inverse of the midpoint of ``J`` at the working
+    precision (python-flint ``algorithm="approx"``: any matrix is a valid Krawczyk preconditioner,
+    the test ``K(X)`` inside ``X`` is what proves) and its float copy; ``(None, None)`` when singular."""
+    n = J.nrows()
+    try:
+        Y = J.mid().solve(_identity(n), nonstop=True, algorithm="approx").mid()
+    except (ZeroDivisionError, ValueError):
+        return None, None
+    Yf = _mat_floats(Y)
+    if np.any(np.isnan(Yf)):
+        return None, None
+    return Y, Yf
+
+
+def _arb_preconditioner(J: arb_mat):
+    """The approximate arb inverse of :func:`_approx_inverse`, or ``None`` when ``J`` is singular."""
+    return _approx_inverse(J)[0]
+
+
+#: up to this size the float condition number decides the float branch with LAPACK (beyond it the
+#: arb approximate inverse is computed anyway and gives the estimate: a multithreaded LAPACK call on a
+#: loaded machine costs more than the whole test)
+_FLOAT_INV_MAX_N = 40
+
+
+def _default_preconditioner(Jm: arb_mat, with_cond: bool = False):
+    """``(Y, ynorm)``: a float-accurate inverse of ``J(m)`` when it is well conditioned (``ynorm = 1``),
+    else the arb approximate inverse and its infinity norm; ``(None, inf)`` when ``J(m)`` is singular.
+    ``with_cond`` appends an estimate of the condition number of ``J(m)``."""
+    M = _mat_floats(Jm)
+    n = M.shape[0]
+    if n <= _FLOAT_INV_MAX_N and _cond1(M) <= _FLOAT_COND_MAX:
+        Y = _float_inverse(Jm)
+        if Y is not None:
+            return (Y, 1.0, _FLOAT_COND_MAX) if with_cond else (Y, 1.0)
+    Y, Yf = _approx_inverse(Jm)
+    if Y is None:
+        return (None, math.inf, math.inf) if with_cond else (None, math.inf)
+    finite = bool(np.all(np.isfinite(Yf)) and np.all(np.isfinite(M)))
+    with np.errstate(all="ignore"):
+        ynorm = float(np.max(np.sum(np.abs(Yf), axis=1))) if (finite and n) else _inf_norm(Y)
+        jnorm = float(np.max(np.sum(np.abs(M), axis=1))) if M.size else 0.0
+        c1 = (float(np.max(np.sum(np.abs(Yf), axis=0)) * np.max(np.sum(np.abs(M), axis=0)))
+              if (finite and n) else math.inf)
+    if n > _FLOAT_INV_MAX_N and c1 <= _FLOAT_COND_MAX:
+        ynorm = 1.0                            # well conditioned: the role of the float inverse
+    return (Y, ynorm, ynorm * jnorm if ynorm > 1.0 else _FLOAT_COND_MAX) if with_cond else (Y, ynorm)
+
+
+def _need_bits(cond: float, ymax: float, n: int):
+    """Bits at which J (entries known to ~2^-(p - log2 |y|) relative) and its approximate inverse Y
+    give |I - Y J| ~ 2^-32: ``log2 cond + log2 |y| + 32 + 2 log2 n`` (infinite for an infinite cond)."""
+    if not math.isfinite(cond):
+        return 1 << 30
+    return int(math.log2(max(2.0, cond))) + int(math.log2(1.0 + ymax)) + 32 + 2 * int(math.log2(n + 2))
+
+
+def _krawczyk(comp, m, rad, r_ball, sel, Y=None, mat_prec=None, ynorm=1.0):
+    """The Krawczyk test on the box ``m + [-rad, rad]``. Returns ``(ok, margin, K, Y)``.
+
+    ``mat_prec`` (bits, below the working precision): ``J(X)`` and ``I - Y J(X)`` are enclosed at that
+    lower precision (a wider enclosure, still rigorous; the caller makes it exceed ``log2 cond J`` by a
+    margin), ``G(m)`` and ``m - Y G(m)`` at the working precision; ``ynorm`` is the infinity norm of
+    ``Y`` there."""
     n = comp.n
     X = [arb(m[i], rad[i]) for i in range(n)]
+    low = mat_prec is not None and Y is not None and mat_prec < flint_ctx.prec
+    if low:
+        with flint_prec(mat_prec):
+            # entries of J(X) below ``floor`` become [0 +/- floor] (a superset): they add at most
+            # |Y| floor n <= 2^-40 to the rows of |I - Y J(X)|
+            floor = arb(2) ** -(40 + 2 * int(math.log2(n + 2)) + max(0, int(math.log2(1.0 + ynorm))))
+            _g, JX, drX = comp.GJ_arb(X, r_ball, sel, floor=floor)
+            M = _identity(n) - Y * JX
+    else:
+        _g, JX, drX = comp.GJ_arb(X, r_ball, sel)
     if r_ball.rad() > 0:
-        # centred form in the load: G(m, R) in G(m, r_c) + dG/dr(m, R) (R - r_c); evaluating G at the
-        # ball R term by term would add the widths of terms that cancel (the balances of each row)
+        # centred form in the load: G(m, R) in G(m, r_c) + dG/dr(X, R) (R - r_c) (mean value theorem on
+        # {m} x R, inside X x R); evaluating G at the ball R term by term would add the widths of terms
+        # that cancel (the balances of each row)
         r_c = arb(r_ball.mid())
         Gc = comp.G_arb(m, r_c, sel)
-        _gR, _JR, drR = comp.GJ_arb(m, r_ball, sel)
         w = arb(0, r_ball.rad())
-        Gm = [Gc[i] + drR[i] * w for i in range(n)]
+        Gm = [Gc[i] + drX[i] * w for i in range(n)]
     else:
         Gm = comp.G_arb(m, r_ball, sel)
-    _g, JX, _dr = comp.GJ_arb(X, r_ball, sel)
     if Y is None:
         _gm, Jm, _ = comp.GJ_arb(m, arb(r_ball.mid()), sel)
-        Y = _float_inverse(Jm) if _float_conditioned(Jm) else None
+        Y, _yn = _default_preconditioner(Jm)
         if Y is None:
-            try:
-                Y = arb_mat([[Jm[i, j].mid() for j in range(n)] for i in range(n)]).inv()
-                Y = arb_mat([[Y[i, j].mid() for j in range(n)] for i in range(n)])
-            except (ZeroDivisionError, ValueError):
-                return False, math.inf, None, None
-    I = arb_mat([[arb(1) if i == j else arb(0) for j in range(n)] for i in range(n)])
+            return False, math.inf, None, None
+    if not low:
+        M = _identity(n) - Y * JX
     D = arb_mat([[arb(0, rad[i])] for i in range(n)])
-    K = arb_mat([[m[i]] for i in range(n)]) - Y * arb_mat([[g] for g in Gm]) + (I - Y * JX) * D
+    K = arb_mat([[m[i]] for i in range(n)]) - Y * arb_mat([[g] for g in Gm]) + M * D
     margin = 0.0
     ok = True
     for i in range(n):
@@ -128,17 +228,12 @@ def _krawczyk(comp, m, rad, r_ball, sel, Y=None):
     return ok, margin, [K[i, 0] for i in range(n)], Y
 
 
-def _arb_preconditioner(J: arb_mat):
-    n = J.nrows()
-    try:
-        Y = arb_mat([[J[i, j].mid() for j in range(n)] for i in range(n)]).inv()
-    except (ZeroDivisionError, ValueError):
-        return None
-    return arb_mat([[Y[i, j].mid() for j in range(n)] for i in range(n)])
-
-
 def _inf_norm(Y: arb_mat) -> float:
+    """The infinity norm of ``Y`` (float; from the float copy of its midpoints when that is finite)."""
     n = Y.nrows()
+    Yf = _mat_floats(Y)
+    if np.all(np.isfinite(Yf)):
+        return float(np.max(np.sum(np.abs(Yf), axis=1))) if n else 0.0
     return max(float(sum((abs(Y[i, j]) for j in range(n)), arb(0)).mid()) for i in range(n))
 
 
@@ -211,17 +306,34 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     def attempt(prec):
         with flint_prec(prec):
             r_ball = to_arb(rho).log()
-            m, _ = _newton_arb(comp, y_f, r_ball, prec, sel)
-            _gm, Jm, _ = comp.GJ_arb(m, r_ball, sel)
-            Y = None if _float_conditioned(Jm) else _arb_preconditioner(Jm)
+            # a failed attempt leaves its Newton point: the next one starts there (fewer steps)
+            m, _, J_last = _newton_arb(comp, state.get("m", y_f), r_ball, prec, sel, with_jacobian=True)
+            state["m"] = m
+            # any Y is a valid preconditioner: the float inverse of the Jacobian of Newton's last step
+            # where it is well conditioned, else its approximate arb inverse (computed once, passed to
+            # the test). The entries of J are known to ~2^-(p - log2 |y|) relative at p bits, so Y is
+            # good to |I - Y J| ~ cond 2^-(p - log2 |y|): ``need`` bits leave 32 to spare. An attempt
+            # that asks for more precision keeps its Y when it was computed with at least ``need``
+            # bits, and the matrix part of the test then runs at ``need`` bits.
+            if "Y" in state:
+                Y, ynorm, mat_prec = state.pop("Y")
+            else:
+                # (no hint from an earlier load: the certificate depends only on the arguments)
+                Y, ynorm, cond = _default_preconditioner(J_last, with_cond=True)
+                need = _need_bits(cond, ymax, n)
+                if Y is None:
+                    return False, None, None
+                mat_prec = need if (ynorm > 1.0 and need < prec) else None
+                if need <= prec:
+                    state["Y"] = (Y, ynorm, mat_prec)
             # the quadratic term Y (J(X) - J(m)) (X - m) of the Krawczyk operator: a box of radius
             # delta contracts only when delta |Y| is small (|Y| ~ d^C for doubly exponential tails)
-            ynorm = _inf_norm(Y) if Y is not None else 1.0
             delta = 10.0 ** (-(dps + 3)) / (state["sens"] * max(1.0, ynorm))
             if prec < state["base"] + 2 * int(math.log2(max(1.0, ynorm))):
                 return False, None, state["base"] + 2 * int(math.log2(max(1.0, ynorm)))
+            state.pop("Y", None)
             rad = [arb(delta)] * n
-            ok, margin, _K, _Y = _krawczyk(comp, m, rad, r_ball, sel, Y)
+            ok, margin, _K, _Y = _krawczyk(comp, m, rad, r_ball, sel, Y, mat_prec, ynorm)
             if ok:
                 box = [arb(m[i], rad[i]) for i in range(n)]
                 B = comp.blocking_arb(box, r_ball)
@@ -236,8 +348,9 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
         return False, None, None
 
     try:
-        prec, delta, margin, x_work, bracket, Bm, box_s = raise_precision(
-            attempt, prec, what=f"{model!r}: fixed point at rho={rho}", max_prec=_MAX_PREC)
+        prec_used, delta, margin, x_work, bracket, Bm, box_s = raise_precision(
+            attempt, min(prec, _MAX_PREC), what=f"{model!r}: fixed point at rho={rho}", max_prec=_MAX_PREC)
+        prec = prec_used
     except PrecisionError:
         raise PrecisionError(f"{model!r}: fixed point at rho={rho} not certified to {dps} digits "
                              "(Krawczyk test failed up to the precision limit)") from None

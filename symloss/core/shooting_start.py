@@ -22,6 +22,11 @@ iteration refines. The result is only a start: the certificate is the unchanged 
 the model's own stationary equations (:mod:`symloss.core.krawczyk`). Where the structure is not
 banded, a row is not monotone, or the outer equation does not bracket, :func:`shooting_start`
 returns ``None`` and the caller keeps the continuation start (:mod:`symloss.core.float_start`).
+
+Size: one search over one data layout (the plan's rows): the row solvers in balls (one exponent, the
+log-sum Newton of rows with several exponents of one sign, the bracketing Newton otherwise), the same
+descent in float64, and the outer bracket and safeguarded Newton in both arithmetics; the float and
+ball versions of each step are kept side by side so that they stay the same algorithm.
 """
 from __future__ import annotations
 
@@ -158,6 +163,9 @@ def _solve_row_newton(K, dK, groups, want_d):
     if len(signs) != 1 or 0 in signs:
         raise _NoRoot("row not monotone")
     inc = signs.pop()
+    s = _solve_row_logsum(K, groups)
+    if s is not None:
+        return _row_root_derivative(s, dK, groups, want_d)
 
     def f(s):
         val, der = K, arb(0)
@@ -193,11 +201,45 @@ def _solve_row_newton(K, dK, groups, want_d):
             s = s_new
             break
         s = s_new
-    _val, der = f(s)
+    return _row_root_derivative(s, dK, groups, want_d)
+
+
+def _row_root_derivative(s, dK, groups, want_d):
+    """``(s, ds/dt)`` at the root ``s`` of ``K + sum_a W_a e^{a s}`` (implicit differentiation)."""
     if not want_d:
         return s, arb(0)
+    der = sum((W * a * (s * a).exp() for a, (W, _dW) in groups.items()), arb(0))
     dfdt = dK + sum((dW * (s * a).exp() for a, (_W, dW) in groups.items()), arb(0))
     return s, arb((-dfdt / der).mid())
+
+
+def _solve_row_logsum(K, groups):
+    """The root of ``K + sum_a W_a e^{a s}`` when every ``W_a`` has one sign, opposite to ``K``, and
+    every ``a`` one sign: Newton on ``phi(s) = log(sum_a W_a e^{a s} / -K)``, convex and monotone with
+    slope between the smallest and the largest ``|a|``, from the largest single-term root (a bound on
+    the far side of the root, so the iterates approach it monotonically after the first step).
+    ``None`` when the signs do not allow it (the caller brackets instead)."""
+    sgn = {1 if W.mid() > 0 else -1 if W.mid() < 0 else 0 for W, _dW in groups.values()}
+    if len(sgn) != 1 or 0 in sgn or not (K.mid() * next(iter(sgn)) < 0) or len({a > 0 for a in groups}) != 1:
+        return None
+    flip = -1 if next(iter(groups)) < 0 else 1          # a < 0: solve in -s
+    negK = -K
+    roots = [((negK / W).log() / a) for a, (W, _dW) in groups.items()]
+    s = arb((max(roots, key=lambda v: v.mid() * flip)).mid())
+    tol = arb(2) ** -(_FRACTION_BITS - 8)
+    for _ in range(200):
+        S, S1 = arb(0), arb(0)
+        for a, (W, _dW) in groups.items():
+            e = W * (s * a).exp()
+            S += e
+            S1 += e * a
+        if not (S.is_finite() and S1.is_finite()) or S1.mid() == 0 or not (S / negK).mid() > 0:
+            return None
+        step = (S / negK).log() * S / S1
+        s = arb((s - step).mid())
+        if abs(step.mid()) <= tol * (1 + abs(s.mid())):
+            return s
+    return None
 
 
 def _shoot(plan, t, r, want_d=True):
@@ -209,11 +251,23 @@ def _shoot(plan, t, r, want_d=True):
     z[n - 1], dz[n - 1] = t, arb(1)
     for i in range(n - 1, 0, -1):
         z[i - 1], dz[i - 1] = _solve_row(rows[i], z, dz, want_d)
-    F, dF = arb(0), arb(0)
+    # the outer equation as log P - log N (P, N the sums of its positive and negative terms): the same
+    # sign as row 1 and much closer to affine in t (Newton takes no steps of a constant size on an
+    # exponential flank); row 1 itself where one of the sums vanishes
+    P, dP, N, dN = arb(0), arb(0), arb(0), arb(0)
     for c, _a, others in rows[0]:
         v, dL = _term(c, others, z, dz, want_d)
-        F += v
-        dF += v * dL
+        if c > 0:
+            P += v
+            dP += v * dL
+        else:
+            N -= v
+            dN -= v * dL
+    if P.mid() > 0 and N.mid() > 0:
+        F = P.log() - N.log()
+        dF = dP / P - dN / N if want_d else arb(0)
+    else:
+        F, dF = P - N, dP - dN
     if not (F.is_finite() and dF.is_finite()):
         raise _NoRoot("not finite")
     return arb(F.mid()), arb(dF.mid()), z
@@ -356,17 +410,80 @@ def _shoot_float(rows, n, t: float, r: float):
             raise _NoRoot("no root")
         z[i - 1] = (log(-Ks / Ws) + mK - mW) / a0
         dz[i - 1] = (dKs / Ks - dWs / Ws) / a0
-    items = []
+    pos, neg = [], []
     for c, _a, others in rows[0]:
         L = dL = 0.0
         for j, e in others:
             L += z[j] * e
             dL += dz[j] * e
-        items.append((c, L, dL))
-    F, dF, _m = shifted(items)
+        (pos if c > 0 else neg).append((abs(c), L, dL))
+    if pos and neg:                      # log P - log N (see _shoot)
+        P, dP, mP = shifted(pos)
+        N, dN, mN = shifted(neg)
+        if P > 0 and N > 0:
+            F, dF = log(P) - log(N) + mP - mN, dP / P - dN / N
+        else:
+            raise _NoRoot("not finite")
+    else:
+        F, dF, _m = shifted(pos or neg)
+        F, dF = (F, dF) if pos else (-F, -dF)
     if not (math.isfinite(F) and math.isfinite(dF)):
         raise _NoRoot("not finite")
     return F, dF
+
+
+def _float_shot(plan):
+    """:func:`_shoot_float` for this plan as one generated straight-line function ``f(t, r)`` (the same
+    operations in the same order, so the same floats; built once per plan), or ``None`` when every
+    float shot raises (a row with several exponents, or without a constant or a variable term)."""
+    if "float_shot" in plan:
+        return plan["float_shot"]
+    rows, n = _float_rows(plan), plan["n"]
+    lines = ["def shot(t, r):", f"    z = [0.0] * {n + 1}", f"    dz = [0.0] * {n + 1}",
+             f"    z[{n - 1}] = t", f"    dz[{n - 1}] = 1.0", f"    z[{n}] = r"]
+
+    def lin(others, arr):
+        return " + ".join([f"{arr}[{j}] * {e!r}" for j, e in others]) or "0.0"
+
+    def sums(items, tag):
+        # items: (coefficient, others); -> lines computing S<tag>, dS<tag>, m<tag> as ``shifted`` does
+        out = []
+        for k, (c, o) in enumerate(items):
+            out += [f"    L{tag}{k} = 0.0 + {lin(o, 'z')}" if o else f"    L{tag}{k} = 0.0",
+                    f"    dL{tag}{k} = 0.0 + {lin(o, 'dz')}" if o else f"    dL{tag}{k} = 0.0"]
+        ls = ", ".join(f"L{tag}{k}" for k in range(len(items)))
+        out.append(f"    m{tag} = max(({ls},))")
+        out.append(f"    S{tag} = 0.0")
+        out.append(f"    dS{tag} = 0.0")
+        for k, (c, _o) in enumerate(items):
+            out += [f"    v = {c!r} * exp(L{tag}{k} - m{tag})", f"    S{tag} += v", f"    dS{tag} += v * dL{tag}{k}"]
+        return out
+
+    for i in range(n - 1, 0, -1):
+        konst = [(c, o) for c, a, o in rows[i] if a == 0]
+        var = [(c, o) for c, a, o in rows[i] if a != 0]
+        if not konst or not var or len({a for _c, a, _o in rows[i] if a != 0}) != 1:
+            plan["float_shot"] = None
+            return None
+        a0 = next(a for _c, a, _o in rows[i] if a != 0)
+        lines += sums(konst, "K") + sums(var, "W")
+        lines += ["    if SW == 0.0 or SK == 0.0 or not -SK / SW > 0:", "        raise _NoRoot('no root')",
+                  f"    z[{i - 1}] = (log(-SK / SW) + mK - mW) / {a0!r}",
+                  f"    dz[{i - 1}] = (dSK / SK - dSW / SW) / {a0!r}"]
+    pos = [(abs(c), o) for c, _a, o in rows[0] if c > 0]
+    neg = [(abs(c), o) for c, _a, o in rows[0] if not c > 0]
+    if pos and neg:
+        lines += sums(pos, "P") + sums(neg, "N")
+        lines += ["    if not (SP > 0 and SN > 0):", "        raise _NoRoot('not finite')",
+                  "    F, dF = log(SP) - log(SN) + mP - mN, dSP / SP - dSN / SN"]
+    else:
+        lines += sums(pos or neg, "P")
+        lines.append("    F, dF = (SP, dSP)" if pos else "    F, dF = (-SP, -dSP)")
+    lines += ["    if not (isfinite(F) and isfinite(dF)):", "        raise _NoRoot('not finite')", "    return F, dF"]
+    ns = {"exp": math.exp, "log": math.log, "isfinite": math.isfinite, "_NoRoot": _NoRoot}
+    exec(compile("\n".join(lines), f"<float shot of a {n}-row plan>", "exec"), ns)   # noqa: S102 - generated from the plan's numbers
+    plan["float_shot"] = ns["shot"]
+    return plan["float_shot"]
 
 
 _UNDECIDED = "undecided"
@@ -402,11 +519,13 @@ def _bracket_float(plan, lr: float, rho_arb):
     shots (grid in ``v``, then safeguarded Newton) and confirmed by two ball shots; ``None`` where
     float64 cannot do it."""
     n = plan["n"]
-    rows = _float_rows(plan)
+    shot = _float_shot(plan)
+    if shot is None:                     # every float shot raises: the ball shots answer
+        return None
 
     def F(t):
         try:
-            return _shoot_float(rows, n, t, lr)
+            return shot(t, lr)
         except (_NoRoot, OverflowError, ValueError, ZeroDivisionError):
             return None
 
@@ -434,6 +553,7 @@ def _bracket_float(plan, lr: float, rho_arb):
         lo, hi = down
     s_lo = sign(lo)
     t = hi
+    prev_pt = None
     for _ in range(200):
         f = F(t)
         if f is None:
@@ -445,7 +565,20 @@ def _bracket_float(plan, lr: float, rho_arb):
             lo = t
         else:
             hi = t
-        t_new = t - g / dg if dg != 0 else 0.5 * (lo + hi)
+        if dg == 0:
+            t_new = 0.5 * (lo + hi)
+        else:
+            t_new = t - g / dg
+            # Newton in v = log(-t) where F is closer to affine in v than in t (on the flank of a
+            # doubly exponential tail F changes by O(1) per unit of log|t|): the variable whose
+            # linear model from the previous point predicted F here better
+            if t < -1 and lo < -1 and hi < -1 and prev_pt is not None and prev_pt[0] < -1:
+                tp, gp, dgp = prev_pt
+                err_t = abs(gp + dgp * (t - tp) - g)
+                err_v = abs(gp + dgp * tp * (math.log(-t) - math.log(-tp)) - g)
+                if err_v < err_t:
+                    t_new = -math.exp(min(math.log(-t) - g / (dg * t), 709.0))
+        prev_pt = (t, g, dg)
         if not (min(lo, hi) < t_new < max(lo, hi)):
             t_new = -math.sqrt(lo * hi) if lo < -1 and hi < -1 else 0.5 * (lo + hi)
         if abs(t_new - t) <= 1e-15 * abs(t) + 1e-300 or abs(hi - lo) <= 1e-15 * abs(t):
@@ -499,6 +632,7 @@ def _newton_t(plan, bracket, rho_arb, s_lo=None):
         s_lo = 1 if f_lo > 0 else -1
     t = t_hi
     prev = None
+    dx = dxold = None
     for _ in range(300):
         with flint_prec(_prec_of(n, t_lo)):
             try:
@@ -513,7 +647,10 @@ def _newton_t(plan, bracket, rho_arb, s_lo=None):
                 t_hi = t
             step = F / dF if dF.mid() != 0 else None
             t_new = arb((t - step).mid()) if step is not None else None
-            if t_new is None or not (min(t_lo.mid(), t_hi.mid()) < t_new.mid() < max(t_lo.mid(), t_hi.mid())):
+            # bisect when the Newton step leaves the bracket or does not shrink fast enough (|F| not
+            # halving against the step before last: an exponential flank, Newton steps of a constant size)
+            slow = step is not None and dxold is not None and abs(2 * F.mid()) > abs((dxold * dF).mid())
+            if t_new is None or slow or not (min(t_lo.mid(), t_hi.mid()) < t_new.mid() < max(t_lo.mid(), t_hi.mid())):
                 if t_lo.mid() < -1 and t_hi.mid() < -1:
                     t_new = arb(-(((-t_lo).log() + (-t_hi).log()) / 2).exp().mid())
                 else:
@@ -527,6 +664,7 @@ def _newton_t(plan, bracket, rho_arb, s_lo=None):
             if prev is not None and size >= prev and size <= arb(2) ** -24:
                 return t_new             # the rounding floor of F: the ball Newton refines
             prev = size
+            dxold, dx = dx, step
             t = t_new
     return None
 

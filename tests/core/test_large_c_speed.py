@@ -1,0 +1,157 @@
+"""Issue 23 (performance of the generic certified fixed point at large C): the pieces that make it fast
+must not weaken it. The sparse ball Jacobian encloses the term table's, the Krawczyk test with the
+approximate arb preconditioner still rejects a wrong box or a bad preconditioner, a certificate does
+not depend on the loads solved before, and the 60-level mixture of symloss.core.unbounded gets its shooting
+start (rows with two exponents: the log-sum row solver; the outer Newton bisects on an exponential
+flank) instead of 20 s of ball shots."""
+from __future__ import annotations
+
+import math
+import time
+
+import mpmath
+import pytest
+import sympy as sp
+from flint import arb
+
+from symloss import RHO, define_model
+from symloss.core.certify import certified_fixed_point, start_point
+from symloss.core.krawczyk import _default_preconditioner, _krawczyk, _newton_arb
+from symloss.core.precision import flint_prec
+from symloss.core.shooting_start import (
+    _float_rows,
+    _float_shot,
+    _NoRoot,
+    _shoot_float,
+    _solve_row_logsum,
+    _solve_row_newton,
+    banded_plan,
+    shooting_start,
+)
+from symloss.core.unbounded import define_unbounded_model
+
+
+def user_power(C, d, name=""):
+    u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
+    U = (sp.Integer(1),) + u + (sp.Integer(0),)
+    trs = []
+    for k in range(1, C + 1):
+        trs.append(({u[k - 1]: +1}, RHO * (U[k - 1] ** d - U[k] ** d)))
+        trs.append(({u[k - 1]: -1}, k * (U[k] - U[k + 1])))
+    return define_model(f"user power-of-{d} C={C}{name}", u, trs, blocking=u[-1] ** d, state_kind="tail", C=C)
+
+
+def mixture():
+    a, b, c = sp.symbols("a b c")
+    p = sp.Rational(3, 10)
+    G = lambda x: p * x + (1 - p) * x ** 2            # noqa: E731
+    return define_unbounded_model("mixture", RHO * (G(a) - G(b)), b - c, a=a, b=b, c=c)
+
+
+def test_sparse_jacobian_encloses_the_term_table_jacobian():
+    m = user_power(100, 2)
+    comp = m.compiled
+    y = start_point(m, 0.5)
+    sel = list(range(comp.n))
+    with flint_prec(300):
+        r = arb(0.5).log()
+        X = [arb(v.mid(), arb(2) ** -200) for v in y]
+        vals, J, dr = comp.GJ_arb(X, r, sel)
+        vals0, J0, dr0 = comp.table.jacobian_arb(list(X) + [r], rows=sel)
+        assert all(J[i, j].contains(J0[i, j]) for i in range(comp.n) for j in range(comp.n))
+        assert all(a.contains(b) and b.contains(a) for a, b in zip(vals, vals0))
+        assert all(a.contains(b) for a, b in zip(dr, dr0))
+        # the floor replaced the entries of a doubly exponential size by a small ball around 0
+        coarse = [(i, j) for i in range(comp.n) for j in range(comp.n)
+                  if J[i, j].mid() == 0 and J[i, j].rad() > 0]
+        assert coarse and all(abs(J0[i, j]) < arb(2) ** -300 for i, j in coarse)
+
+
+@pytest.mark.parametrize("C,d", [(60, 2), (40, 3)])
+def test_krawczyk_with_the_approximate_preconditioner_proves_and_rejects(C, d):
+    m = user_power(C, d)
+    comp = m.compiled
+    y = start_point(m, 0.5)
+    sel = list(range(comp.n))
+    prec = 700
+    with flint_prec(prec):
+        r = arb(0.5).log()
+        mid, _step, J = _newton_arb(comp, y, r, prec, sel, with_jacobian=True)
+        Y, ynorm = _default_preconditioner(J)
+        assert ynorm > 1e6                                   # ill conditioned: the arb inverse
+        delta = 1e-33 / ynorm
+        rad = [arb(delta)] * comp.n
+        ok, margin, _K, _Y = _krawczyk(comp, mid, rad, r, sel, Y)
+        assert ok and margin < 1
+        # the same test without a preconditioner given (verify_box's path) also proves
+        assert _krawczyk(comp, mid, rad, r, sel)[0]
+        # a box beside the zero is rejected
+        shifted = [v + arb(10 * delta) for v in mid]
+        assert not _krawczyk(comp, shifted, rad, r, sel, Y)[0]
+        # a bad preconditioner (any Y is allowed, so a wrong one must make the test fail, not pass)
+        assert not _krawczyk(comp, mid, rad, r, sel, Y * arb(2))[0]
+
+
+def test_the_certificate_does_not_depend_on_earlier_loads():
+    """No state carried from one load to the next: the certificate at 0.7 is the same on a fresh
+    definition and after solving other loads of the same one."""
+    m = user_power(60, 3, name=" (history)")
+    for rho in ("0.3", "1.9", "4.5"):
+        certified_fixed_point(m, mpmath.mpf(rho), 30)
+    warm = certified_fixed_point(m, mpmath.mpf("0.7"), 30)
+    fresh = certified_fixed_point(user_power(60, 3, name=" (fresh)"), mpmath.mpf("0.7"), 30)
+    assert warm.blocking == fresh.blocking and warm.x == fresh.x
+    assert warm.extra["certificate"] == fresh.extra["certificate"]
+
+
+def test_logsum_row_solver_matches_the_bracketing_newton():
+    with flint_prec(200):
+        # f(s) = K + W1 e^s + W2 e^(2 s): the mixture's rows
+        for K, W1, W2 in [(-1, 0.3, 0.7), (-5e-30, 2.0, 1e-5), (-3.0, 1e-40, 4.0)]:
+            K, W1, W2 = arb(K), arb(W1), arb(W2)
+            groups = {1: (W1, arb(0)), 2: (W2, arb(0))}
+            s = _solve_row_logsum(K, groups)
+            f = K + W1 * s.exp() + W2 * (2 * s).exp()
+            assert abs(f.mid()) <= arb(2) ** -80 * abs(K.mid())
+        # signs that do not allow the log form: refused (the bracketing Newton answers)
+        groups = {1: (arb(1), arb(0)), -1: (arb(-1), arb(0))}
+        assert _solve_row_logsum(arb(0.5), groups) is None
+        s, _ds = _solve_row_newton(arb(0.5), arb(0), groups, False)
+        assert abs((arb(0.5) + s.exp() - (-s).exp()).mid()) < 1e-20
+
+
+def test_mixture_60_levels_gets_the_shooting_start():
+    m = mixture()
+    t = m.truncated(60, measure="mean_queue_length")
+    t0 = time.perf_counter()
+    y = shooting_start(t, 0.95)
+    took = time.perf_counter() - t0
+    assert y is not None and len(y) == 60
+    assert took < 10.0                                    # 20-30 s before (300 ball shots, no root)
+    v = m.certified_values("0.95", dps=30)
+    for k in range(5):
+        assert abs(math.exp(float(y[k].mid())) - float(v.tails[k].mid())) < 1e-12
+    fp = t.fixed_point(0.95, dps=20)
+    assert fp.extra["certificate"]["kind"] == "krawczyk"
+    assert abs(float(fp.blocking) - float(v.mean_queue_length.mid())) < 1e-12
+
+
+@pytest.mark.parametrize("C,d", [(100, 3), (20, 2)])
+def test_generated_float_shot_is_the_reference_descent(C, d):
+    """The straight-line float shot gives the floats of _shoot_float (same operations, same order)."""
+    plan = banded_plan(user_power(C, d))
+    rows, shot = _float_rows(plan), _float_shot(plan)
+    compared = 0
+    for v in (0.5, 3.0, 30.0, 60.0, 100.0, 108.0, 300.0):
+        for lr in (math.log(0.9), math.log(50.0)):
+            t = -math.exp(v)
+            try:
+                ref = _shoot_float(rows, plan["n"], t, lr)
+            except (_NoRoot, OverflowError, ValueError, ZeroDivisionError) as exc:
+                with pytest.raises(type(exc)):
+                    shot(t, lr)
+                continue
+            assert shot(t, lr) == ref
+            compared += 1
+    assert compared >= 4
+    assert _float_shot(banded_plan(mixture().truncated(8))) is None     # two exponents per row: ball shots
