@@ -45,7 +45,7 @@ The mean-field names of the first version (:func:`register_accelerator`, :func:`
 :func:`registered_accelerators`) are this registry's ``"meanfield"`` family.
 
 Size: one mechanism (the protocol, the exact same-system check through
-:mod:`symloss.core.registry_same_system`, the binding cache and :func:`dispatch`) used by every family.
+``symloss.core.registry_same_system``, the binding cache and :func:`dispatch`) used by every family.
 """
 from __future__ import annotations
 
