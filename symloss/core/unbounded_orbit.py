@@ -30,7 +30,13 @@ def _q_str(q: Fraction) -> str:
 
 
 def _q_show(q: Fraction) -> str:
-    """``q`` for a message: exact where it is short, else 15 significant digits marked as rounded."""
+    """``q`` for a message or a repr: a value that is a float exactly is shown by the float's shortest
+    repr (which reads back to the same binary value, e.g. ``0.9``), another value exactly where it is
+    short, else by 15 significant digits marked as rounded."""
+    if q.denominator & (q.denominator - 1) == 0 and abs(q) < 2 ** 1000:
+        f = float(q)
+        if Fraction(f) == q:
+            return repr(f)
     if max(q.numerator.bit_length(), q.denominator.bit_length()) <= 200:
         return _q_str(q)
     with mpmath.workdps(20):
@@ -169,7 +175,7 @@ class UnboundedValues:
 
     def __repr__(self) -> str:
         n = min(self.dps, 20)
-        return (f"UnboundedValues({self.model}, rho={_q_str(self.rho)}: mean queue length "
+        return (f"UnboundedValues({self.model}, rho={_q_show(self.rho)}: mean queue length "
                 f"{self.mean_queue_length.str(n, radius=False)}, delay probability "
                 f"{self.delay_probability.str(n, radius=False)}, K={self.K}, truncation bound "
                 f"{self.truncation_bound.str(3, radius=False)}, {self.status})")

@@ -89,3 +89,11 @@ def test_a_tampered_certificate_or_another_model_is_rejected():
 def test_truncated_refuses_bad_K(K):
     with pytest.raises((TypeError, ValueError), match="K"):
         jsq2().truncated(K)
+
+
+def test_repr_and_messages_show_the_load_as_written():
+    m = jsq2()
+    assert "rho=0.9:" in repr(m.certified_values(0.9, dps=15))           # the float's shortest repr
+    assert "rho=9/10:" in repr(m.certified_values(Fraction(9, 10), dps=15))
+    with pytest.raises(ValueError, match=r"\(rho = 1\.2\)"):
+        m.certified_values(1.2)
