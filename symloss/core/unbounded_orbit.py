@@ -30,10 +30,10 @@ def _q_str(q: Fraction) -> str:
 
 
 def _q_show(q: Fraction) -> str:
-    """``q`` for a message or a repr: a value that is a float exactly is shown by the float's shortest
-    repr (which reads back to the same binary value, e.g. ``0.9``), another value exactly where it is
-    short, else by 15 significant digits marked as rounded."""
-    if q.denominator & (q.denominator - 1) == 0 and abs(q) < 2 ** 1000:
+    """``q`` for a message or a repr: an integer as itself, a non-integer that is a float exactly by the
+    float's shortest repr (which reads back to the same binary value, e.g. ``0.9``), another value
+    exactly where it is short, else by 15 significant digits marked as rounded."""
+    if q.denominator != 1 and q.denominator & (q.denominator - 1) == 0 and abs(q) < 2 ** 1000:
         f = float(q)
         if Fraction(f) == q:
             return repr(f)
