@@ -135,11 +135,6 @@ def _approx_inverse(J: arb_mat):
     return Y, Yf
 
 
-def _arb_preconditioner(J: arb_mat):
-    """The approximate arb inverse of :func:`_approx_inverse`, or ``None`` when ``J`` is singular."""
-    return _approx_inverse(J)[0]
-
-
 #: up to this size the float condition number decides the float branch with LAPACK (beyond it the
 #: arb approximate inverse is computed anyway and gives the estimate: a multithreaded LAPACK call on a
 #: loaded machine costs more than the whole test)
