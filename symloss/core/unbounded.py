@@ -102,6 +102,9 @@ MEASURES = ("blocking", "mean_queue_length", "delay_probability")
 _KIND = KIND
 _X = sp.Symbol("x")
 
+#: the largest buffer of :meth:`UnboundedTailModel.truncated` (the capacity range of the shipped policies)
+MAX_BUFFER = 10_000
+
 #: the doctest set-ups this module's examples share (filled by :func:`~symloss.core.docstrings.fill_doc`)
 _DOCS = {
     "example_setup": """\
@@ -266,7 +269,7 @@ class UnboundedTailModel:
         Parameters
         ----------
         K : int
-            The buffer, ``>= 1``.
+            The buffer, ``1 <= K <= MAX_BUFFER`` (10000, the capacity range of the shipped policies).
         measure : {"blocking", "mean_queue_length", "delay_probability"}
             The expression in the model's ``blocking`` slot (what ``fixed_point(...).blocking`` and
             the refined mean field report): the loss probability ``G(u_K) / G(1)`` of the buffer, the
@@ -280,7 +283,7 @@ class UnboundedTailModel:
         Raises
         ------
         TypeError, ValueError
-            If ``K`` is not an integer ``>= 1`` or ``measure`` is unknown.
+            If ``K`` is not an integer in ``[1, MAX_BUFFER]`` or ``measure`` is unknown.
 
         Examples
         --------
@@ -289,7 +292,7 @@ class UnboundedTailModel:
         >>> t.C, len(t.transitions())
         (3, 6)
         """
-        K = check_int(K, "K", min_value=1)
+        K = check_int(K, "K", min_value=1, max_value=MAX_BUFFER)
         check_choice(measure, "measure", MEASURES)
         key = (K, measure)
         if key not in self._truncations:

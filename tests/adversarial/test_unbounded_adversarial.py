@@ -85,7 +85,7 @@ def test_a_tampered_certificate_or_another_model_is_rejected():
         verify_unbounded(v.certificate, other)
 
 
-@pytest.mark.parametrize("K", [0, -3, 1.5, True, "4", None])
+@pytest.mark.parametrize("K", [0, -3, 1.5, True, "4", None, 10**7, 10**100])
 def test_truncated_refuses_bad_K(K):
     with pytest.raises((TypeError, ValueError), match="K"):
         jsq2().truncated(K)
