@@ -6,8 +6,9 @@ banded shooting start of ``symloss.core.shooting_start``) and equal to the accel
 C in {5, 20, 60, 100}, d in {2, 3}; <= 20 ms per call after the first (a new load, the same model) and
 within 5x of the accelerator (issue 23). Printed per case: the first call (definition, compilation,
 solve), the median of the calls at the other loads (each load once: no result is reused), the
-accelerator's median per call on the same loads, their ratio, the worst relative disagreement, and the
-machine load (``uptime``) before and after. ``--mixture`` also times the first call of the 60-level
+accelerator's median per call on the same loads, their ratio (wall clock, and CPU time of the process:
+the machine is shared), the worst relative disagreement, and the machine load (``uptime``) before and
+after. ``--mixture`` also times the first call of the 60-level
 mixture ``truncated(60).fixed_point`` of ``symloss.core.unbounded`` (G(x) = 3/10 x + 7/10 x^2).
 
 Run:  python benchmarks/bench_user_large_c.py [--C 5,20,60,100] [--d 2,3] [--loads ...] [--hybrid] [--mixture]
@@ -54,32 +55,41 @@ def uptime():
         return "uptime not available"
 
 
+#: CPU seconds of the last :func:`timed` call (process time: less sensitive than the wall clock to other
+#: jobs on a shared machine; both are printed)
+_CPU = [0.0]
+
+
 def timed(fn):
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     try:
-        return fn(), time.perf_counter() - t0
+        out = fn()
     except PrecisionError as exc:
-        return exc, time.perf_counter() - t0
+        out = exc
+    _CPU[0] = time.process_time() - c0
+    return out, time.perf_counter() - t0
 
 
 def case(C, d, loads):
     rhos = [mpmath.mpf(x) for x in loads]
     shipped = symloss.PowerOfD(C, d)
     shipped.blocking(rhos[0], dps=30)                    # warm the accelerator (kernels, binding)
-    acc, acc_t = [], []
+    acc, acc_t, acc_c = [], [], []
     for rho in rhos:
         b, t = timed(lambda: shipped.blocking(rho, dps=30))
         acc.append(b)
         acc_t.append(t)
+        acc_c.append(_CPU[0])
     t0 = time.perf_counter()
     m = user_power(C, d)
     res, t_first_solve = timed(lambda: m.fixed_point(rhos[0], dps=30))
     t_first = time.perf_counter() - t0
-    results, times = [res], []
+    results, times, cpus = [res], [], []
     for rho in rhos[1:]:
         r, t = timed(lambda: m.fixed_point(rho, dps=30))
         results.append(r)
         times.append(t)
+        cpus.append(_CPU[0])
     worst, kinds, failed = None, set(), 0
     with mpmath.workdps(60):
         for r, b in zip(results, acc):
@@ -90,10 +100,14 @@ def case(C, d, loads):
             diff = abs(r.blocking / b - 1)
             worst = diff if worst is None else max(worst, diff)
     rep = statistics.median(times) if times else float("nan")
+    rep_c = statistics.median(cpus) if cpus else float("nan")
     acc_med = statistics.median(acc_t[1:] if len(acc_t) > 1 else acc_t)   # the same loads as the user model's
+    acc_cpu = statistics.median(acc_c[1:] if len(acc_c) > 1 else acc_c)
     print(f"C={C:4d} d={d}  first {t_first:7.2f} s (solve {t_first_solve * 1e3:8.1f} ms)  "
-          f"per call after the first (median of {len(times)}) {rep * 1e3:8.1f} ms  accelerator {acc_med * 1e3:7.2f} ms  "
-          f"ratio {rep / acc_med:6.1f}  "
+          f"per call after the first (median of {len(times)}) {rep * 1e3:8.1f} ms "
+          f"(max {max(times, default=0) * 1e3:.1f}, "
+          f"cpu {rep_c * 1e3:.1f})  accelerator {acc_med * 1e3:7.2f} ms (cpu {acc_cpu * 1e3:.2f})  "
+          f"ratio {rep / acc_med:6.1f} (cpu {rep_c / acc_cpu:.1f})  "
           f"worst rel diff {'n/a' if worst is None else mpmath.nstr(worst, 3):>8s}  certificates {sorted(kinds)}  failed {failed}/{len(rhos)}")
     for r in results:
         if isinstance(r, Exception):

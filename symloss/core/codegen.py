@@ -374,6 +374,32 @@ class CompiledModel:
 
     _sparse = None
 
+    def jacobian_pattern(self, sel=None):
+        """The positions ``(k, j)`` (``k`` the place of the row in ``sel``) where the ball Jacobian of
+        :meth:`GJ_arb` can be non-zero in the terms form (every other entry is an exact 0), ``None`` in
+        the direct form.
+
+        Parameters
+        ----------
+        sel : list of int, optional
+            A selection of rows (default: the static square system).
+
+        Returns
+        -------
+        list of tuple or None
+        """
+        if self.mode != "terms":
+            return None
+        sel = self.default_selection if sel is None else sel
+        pos = {i: k for k, i in enumerate(sel)}
+        seen: dict = {}
+        for i, cols, _r in self._sparse_terms():
+            k = pos.get(i)
+            if k is not None:
+                for j, _a in cols:
+                    seen[(k, j)] = None
+        return list(seen)
+
     def _sparse_jacobian_arb(self, z, sel, floor=None):
         """``(values, J_y, dG/dr)`` of the rows ``sel`` from the term table: only the terms of the
         selected rows are evaluated and only the non-zero entries of the Jacobian accumulated (the
@@ -406,13 +432,16 @@ class CompiledModel:
         # (terms such as u_k^(d-1) ~ exp(-10^30) of a doubly exponential tail make the matrix products
         # and solves of python-flint many times slower)
         tiny = arb(0, arb(2) ** (-(flint_ctx.prec + 16)) if floor is None else floor)
-        dense = []
-        for row in Jrows:
-            line = [zero] * n
+        if not sel:
+            return vals, arb_mat(0, n), dr
+        # a zero matrix filled at the non-zero entries (building the matrix from n^2 balls of Python
+        # lists costs more than the whole evaluation at n = 100)
+        J = arb_mat(len(sel), n)
+        t_rad = tiny.rad()
+        for k, row in enumerate(Jrows):
             for j, v in row.items():
-                line[j] = tiny if abs(v) < tiny.rad() else v
-            dense.append(line)
-        return vals, arb_mat(dense) if sel else arb_mat(0, n), dr
+                J[k, j] = tiny if abs(v) < t_rad else v
+        return vals, J, dr
 
     def blocking_arb(self, y, r):
         """The blocking in ball arithmetic.

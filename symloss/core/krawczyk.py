@@ -71,6 +71,33 @@ def _newton_arb(comp, y0, r_ball, prec, sel, *, with_jacobian: bool = False):
     raise PrecisionError("the ball Newton iteration did not converge")
 
 
+def _chord_arb(comp, y0, r_ball, prec, sel, Y, max_steps: int = 12):
+    """Chord (simplified Newton) steps ``y <- y - Y G(y)`` at ``prec`` bits with a fixed approximate
+    inverse ``Y`` of the Jacobian (midpoints only: a candidate, the Krawczyk test proves). Returns the
+    iterate once the step is below ``2^-(prec - 24)`` relative (the tolerance of :func:`_newton_arb`),
+    ``None`` when the steps stop shrinking (``Y`` too poor for this point) or do not finish in
+    ``max_steps``."""
+    n = comp.n
+    y = [arb(v.mid()) for v in y0]
+    tol = arb(2) ** (-(prec - 24))
+    prev = None
+    for _ in range(max_steps):
+        G = comp.G_arb(y, r_ball, sel)
+        g = arb_mat([[gi.mid()] for gi in G])
+        step = Y * g
+        step = [step[i, 0].mid() for i in range(n)]
+        if not all(s.is_finite() for s in step):
+            return None
+        y = [arb((y[i] - step[i]).mid()) for i in range(n)]
+        if all(abs(step[i]) <= tol * max(arb(1), abs(y[i])) for i in range(n)):
+            return y
+        size = max(float(abs(s).mid()) for s in step) if n else 0.0
+        if prev is not None and not size <= 2.0 ** -16 * prev:
+            return None
+        prev = size
+    return None
+
+
 def _mat_floats(J: arb_mat) -> np.ndarray:
     """The midpoints of ``J`` as a float64 array (``inf`` where an entry is beyond the float range)."""
     n, k = J.nrows(), J.ncols()
@@ -141,11 +168,22 @@ def _approx_inverse(J: arb_mat):
 _FLOAT_INV_MAX_N = 40
 
 
-def _default_preconditioner(Jm: arb_mat, with_cond: bool = False):
+def _pattern_floats(J: arb_mat, pattern) -> np.ndarray:
+    """:func:`_mat_floats` of a matrix whose entries outside ``pattern`` (positions ``(i, j)``) are
+    exact zeros (the ball Jacobian of the terms form: :meth:`~symloss.core.codegen.CompiledModel.jacobian_pattern`),
+    reading only those entries."""
+    M = np.zeros((J.nrows(), J.ncols()), dtype=np.float64)
+    for i, j in pattern:
+        M[i, j] = float(J[i, j])
+    return M
+
+
+def _default_preconditioner(Jm: arb_mat, with_cond: bool = False, pattern=None):
     """``(Y, ynorm)``: a float-accurate inverse of ``J(m)`` when it is well conditioned (``ynorm = 1``),
     else the arb approximate inverse and its infinity norm; ``(None, inf)`` when ``J(m)`` is singular.
-    ``with_cond`` appends an estimate of the condition number of ``J(m)``."""
-    M = _mat_floats(Jm)
+    ``with_cond`` appends an estimate of the condition number of ``J(m)``; ``pattern`` (the positions of
+    the entries of ``J(m)`` that can be non-zero) makes its float copy cheaper."""
+    M = _mat_floats(Jm) if pattern is None else _pattern_floats(Jm, pattern)
     n = M.shape[0]
     if n <= _FLOAT_INV_MAX_N and _cond1(M) <= _FLOAT_COND_MAX:
         Y = _float_inverse(Jm)
@@ -232,6 +270,25 @@ def _inf_norm(Y: arb_mat) -> float:
     return max(float(sum((abs(Y[i, j]) for j in range(n)), arb(0)).mid()) for i in range(n))
 
 
+def _drift_residual(model, x, rho, dps: int):
+    """The max-norm of the definition's drift at ``(x, rho)``, what ``model.drift_residual`` gives
+    (mpmath at ``dps`` digits), from the compiled term table in ball arithmetic at the same precision
+    when the drift is a Laurent polynomial: row ``i`` of the table is drift row ``i`` divided by
+    ``x_i``, evaluated by products of powers of the exact points ``x`` (no logarithms), then times
+    ``x_i``. The midpoint of the largest row ball (a ball containing the exact residual, of
+    relative radius ~10^-dps of the terms)."""
+    comp = model.compiled
+    if comp.mode != "terms" or model._drift_poly is None or any(v == 0 for v in x):
+        with mpmath.workdps(dps):
+            return model.drift_residual(x, to_mpf(rho))
+    with flint_prec(dps_to_prec(dps)):
+        xs = [to_arb(v) for v in x]
+        vals, _mags = comp.table.residual_from_x(xs, to_arb(rho))
+        worst = max((abs(xs[i] * vals[i]) for i in range(comp.n)), key=lambda b: b.mid(), default=arb(0))
+        with mpmath.workdps(dps):
+            return arb_to_mpf(arb(worst.mid()))
+
+
 # ==================================================================================================
 # the generic certified solver
 # ==================================================================================================
@@ -297,6 +354,7 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     sens = 1.0 + float(np.sum(np.abs(grad))) if np.all(np.isfinite(grad)) else 1.0 + n * (1 + ymax)
     sel = comp.selection(np.maximum(y_fl, -700.0))
     state = {"sens": sens, "base": prec}
+    pattern = comp.jacobian_pattern(sel)
 
     def attempt(prec):
         with flint_prec(prec):
@@ -311,22 +369,38 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
             # that asks for more precision keeps its Y when it was computed with at least ``need``
             # bits, and the matrix part of the test then runs at ``need`` bits.
             if "Y" in state:
-                Y, ynorm, mat_prec = state.pop("Y")
+                Y, ynorm, need = state.pop("Y")
             else:
                 # (no hint from an earlier load: the certificate depends only on the arguments)
-                Y, ynorm, cond = _default_preconditioner(J_last, with_cond=True)
+                Y, ynorm, cond = _default_preconditioner(J_last, with_cond=True, pattern=pattern)
                 need = _need_bits(cond, ymax, n)
                 if Y is None:
                     return False, None, None
-                mat_prec = need if (ynorm > 1.0 and need < prec) else None
-                if need <= prec:
-                    state["Y"] = (Y, ynorm, mat_prec)
             # the quadratic term Y (J(X) - J(m)) (X - m) of the Krawczyk operator: a box of radius
             # delta contracts only when delta |Y| is small (|Y| ~ d^C for doubly exponential tails)
             delta = 10.0 ** (-(dps + 3)) / (state["sens"] * max(1.0, ynorm))
-            if prec < state["base"] + 2 * int(math.log2(max(1.0, ynorm))):
-                return False, None, state["base"] + 2 * int(math.log2(max(1.0, ynorm)))
-            state.pop("Y", None)
+            target = state["base"] + 2 * int(math.log2(max(1.0, ynorm)))
+            if prec < target:
+                # the box needs ``target`` bits. When Y is good enough (``need`` bits at most this
+                # attempt's), the Newton point is refined at ``target`` bits by chord steps with Y
+                # (one G and one matrix-vector product each: no new Jacobian, no solve) and the test
+                # runs there; else (or when the chord steps do not converge) the next attempt runs
+                # at ``target`` bits, keeping Y when it is good enough
+                m2 = None
+                if need <= prec and target <= _MAX_PREC:
+                    with flint_prec(target):
+                        m2 = _chord_arb(comp, m, to_arb(rho).log(), target, sel, Y)
+                if m2 is None:
+                    if need <= prec:
+                        state["Y"] = (Y, ynorm, need)
+                    return False, None, target
+                prec, m = target, m2
+                state["m"] = m
+        return _test(prec, m, Y, ynorm, need if (ynorm > 1.0 and need < prec) else None, delta)
+
+    def _test(prec, m, Y, ynorm, mat_prec, delta):
+        with flint_prec(prec):
+            r_ball = to_arb(rho).log()
             rad = [arb(delta)] * n
             ok, margin, _K, _Y = _krawczyk(comp, m, rad, r_ball, sel, Y, mat_prec, ynorm)
             if ok:
@@ -344,14 +418,15 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
 
     try:
         prec_used, delta, margin, x_work, bracket, Bm, box_s = raise_precision(
-            attempt, min(prec, _MAX_PREC), what=f"{model!r}: fixed point at rho={rho}", max_prec=_MAX_PREC)
+            # (the model's repr -- SymPy printing, ~1 ms -- only in the error raised below)
+            attempt, min(prec, _MAX_PREC), what="the fixed point", max_prec=_MAX_PREC)
         prec = prec_used
     except PrecisionError:
         raise PrecisionError(f"{model!r}: fixed point at rho={rho} not certified to {dps} digits "
                              "(Krawczyk test failed up to the precision limit)") from None
     with mpmath.workdps(dps + 15):
         rm = to_mpf(rho)
-        res = model.drift_residual(x_work, rm) if residual else mpmath.nan
+        res = _drift_residual(model, x_work, rho, dps + 15) if residual else mpmath.nan
         x = [rounded(v, dps) for v in x_work]
         Bv = rounded(Bm, dps)
     return FixedPointResult(

@@ -12,7 +12,8 @@ is a function of :math:`t = \log u_C` alone: row ``k`` (``k = C, ..., 2``) is so
 non-constant terms all move the row the same way (a monotone row). Row 1 is then the outer equation
 :math:`F(t) = 0` (the boundary value :math:`u_0 = 1` enters there): bracketed on a doubling grid in
 :math:`v = \log(-t)`, then safeguarded Newton in :math:`t` with the derivative carried down the rows
-(:math:`dy_{k-1}/dt` by implicit differentiation of row ``k``).
+(:math:`dy_{k-1}/dt` by implicit differentiation of row ``k``); float64 shots first, their bracket
+confirmed by float shots (by ball shots when the start it gives fails its residual check).
 
 Doubly exponential tails (:math:`u_k \sim \rho^{(d^k - 1)/(d - 1)}`: :math:`|t| \approx 10^{30}` for
 power-of-2 at ``C = 100``, :math:`\rho = 1/2`) are no obstacle: every quantity is a python-flint
@@ -344,13 +345,14 @@ def shooting_start(model, rho):
     def rho_arb():
         return to_arb(rho).log()
 
-    found = _bracket_float(plan, lr, rho_arb)
-    if found is not None:
-        t = _newton_t(plan, found[0], rho_arb, s_lo=found[1])
-        if t is not None:
-            y = _finish(model, plan, t, rho_arb)
+    for confirm in ("float", "ball"):    # the float bracket confirmed by float shots, then by ball shots
+        found = _bracket_float(plan, lr, rho_arb, confirm)
+        t = None if found is None else _newton_t(plan, found[0], rho_arb, s_lo=found[1])
+        y = None if t is None else _finish(model, plan, t, rho_arb)
+        if y is not None or found is None:
             if y is not None:
                 return y
+            break
     # the same search with every shot in ball arithmetic (beyond the float range of t or of a term)
     s0, t0 = _sign_at(plan, 0.0, rho_arb)
     if s0 is None or s0 == 0:
@@ -514,20 +516,24 @@ def _scan(vs, sign_at, s0, t_start):
     return None
 
 
-def _bracket_float(plan, lr: float, rho_arb):
+def _bracket_float(plan, lr: float, rho_arb, confirm: str = "ball"):
     """A narrow bracket ``((t_lo, t_hi), sign of F at t_lo)`` of the outer root, found with float
     shots (grid in ``v``, then safeguarded Newton) and confirmed by two ball shots; ``None`` where
-    float64 cannot do it."""
+    float64 cannot do it (``confirm="float"``: by two float shots where they decide)."""
     n = plan["n"]
     shot = _float_shot(plan)
     if shot is None:                     # every float shot raises: the ball shots answer
         return None
 
+    seen: dict = {}                      # each point once (the Newton revisits the scan's last two)
+
     def F(t):
-        try:
-            return shot(t, lr)
-        except (_NoRoot, OverflowError, ValueError, ZeroDivisionError):
-            return None
+        if t not in seen:
+            try:
+                seen[t] = shot(t, lr)
+            except (_NoRoot, OverflowError, ValueError, ZeroDivisionError):
+                seen[t] = None
+        return seen[t]
 
     def sign(t):
         f = F(t)
@@ -579,14 +585,20 @@ def _bracket_float(plan, lr: float, rho_arb):
                 if err_v < err_t:
                     t_new = -math.exp(min(math.log(-t) - g / (dg * t), 709.0))
         prev_pt = (t, g, dg)
+        if dg != 0 and abs(g / dg) <= 1e-15 * abs(t) + 1e-300:
+            break                        # at the rounding level of F (the bracket test would bisect on noise)
         if not (min(lo, hi) < t_new < max(lo, hi)):
             t_new = -math.sqrt(lo * hi) if lo < -1 and hi < -1 else 0.5 * (lo + hi)
         if abs(t_new - t) <= 1e-15 * abs(t) + 1e-300 or abs(hi - lo) <= 1e-15 * abs(t):
             t = t_new
             break
         t = t_new
-    # confirm with ball shots: a sign change around the float root
     w = 1e-12 * abs(t) + 1e-12
+    if confirm == "float":
+        f_lo, f_hi = F(t - w), F(t + w)  # F there ~1e-12 |t F'|, far above its rounding level
+        if f_lo is not None and f_hi is not None and f_lo[0] * f_hi[0] < 0:
+            return (arb(t - w), arb(t + w)), (1 if f_lo[0] > 0 else -1)
+    # confirm with ball shots: a sign change around the float root
     for _ in range(4):
         a_lo, a_hi = arb(t - w), arb(t + w)
         with flint_prec(_prec_of(n, a_lo)):
@@ -647,6 +659,8 @@ def _newton_t(plan, bracket, rho_arb, s_lo=None):
                 t_hi = t
             step = F / dF if dF.mid() != 0 else None
             t_new = arb((t - step).mid()) if step is not None else None
+            if step is not None and abs(step.mid()) <= arb(2) ** -64:
+                return t_new             # converged (before the bracket test: t_new may round onto its end)
             # bisect when the Newton step leaves the bracket or does not shrink fast enough (|F| not
             # halving against the step before last: an exponential flank, Newton steps of a constant size)
             slow = step is not None and dxold is not None and abs(2 * F.mid()) > abs((dxold * dF).mid())

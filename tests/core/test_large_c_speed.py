@@ -158,3 +158,108 @@ def test_generated_float_shot_is_the_reference_descent(C, d):
             compared += 1
     assert compared >= 4
     assert _float_shot(banded_plan(mixture().truncated(8))) is None     # two exponents per row: ball shots
+
+
+def test_chord_steps_refine_with_a_good_preconditioner_and_refuse_a_bad_one():
+    """The chord refinement of certified_fixed_point (Y fixed, one G per step) reaches the tolerance of
+    the ball Newton from its point with the preconditioner of the Newton Jacobian, and gives up
+    (None, the caller falls back to another attempt) when Y is not an approximate inverse."""
+    from symloss.core.krawczyk import _chord_arb
+    m = user_power(40, 2)
+    comp = m.compiled
+    sel = list(range(comp.n))
+    y = start_point(m, 0.7)
+    with flint_prec(300):
+        r = arb(0.7).log()
+        mid, _step, J = _newton_arb(comp, y, r, 300, sel, with_jacobian=True)
+        Y, _ynorm = _default_preconditioner(J)
+    with flint_prec(500):
+        r = arb(0.7).log()
+        ref, _s = _newton_arb(comp, mid, r, 500, sel)
+        fine = _chord_arb(comp, mid, r, 500, sel, Y)
+        assert fine is not None
+        assert all(abs(a - b) <= arb(2) ** -440 * max(arb(1), abs(b)) for a, b in zip(fine, ref))
+        G = comp.G_arb(fine, r, sel)
+        assert all(abs(g.mid()) <= arb(2) ** -400 for g in G)
+        assert _chord_arb(comp, mid, r, 500, sel, Y * arb(2)) is None       # |I - 2 Y J| ~ 1: no contraction
+
+
+def test_the_certificate_precision_is_the_box_precision_not_a_doubling():
+    """Where the box needs more bits than the first attempt (|Y| ~ 2^C), the test runs at exactly the
+    bits the box needs (base + 2 log2 |Y|) after chord steps, not at twice the first precision."""
+    m = user_power(100, 2)
+    r = certified_fixed_point(m, mpmath.mpf("0.7"), 30)
+    cert = r.extra["certificate"]
+    assert cert["kind"] == "krawczyk" and cert["prec"] < 2 * 278
+    ref = __import__("symloss").PowerOfD(100, 2).blocking(mpmath.mpf("0.7"), dps=30)
+    with mpmath.workdps(40):
+        assert abs(r.blocking / ref - 1) < mpmath.mpf(10) ** -29
+
+
+def test_pattern_floats_is_the_float_copy_of_the_sparse_jacobian():
+    from symloss.core.krawczyk import _mat_floats, _pattern_floats
+    for C, d in ((100, 2), (20, 3)):
+        m = user_power(C, d)
+        comp = m.compiled
+        sel = list(range(C))
+        y = start_point(m, 0.7)
+        with flint_prec(300):
+            X = [v if isinstance(v, arb) else arb(float(v)) for v in y]
+            _g, J, _dr = comp.GJ_arb(X, arb(0.7).log(), sel)
+            assert (_pattern_floats(J, comp.jacobian_pattern(sel)) == _mat_floats(J)).all()
+    assert mixture().truncated(4).compiled.jacobian_pattern() is not None
+
+
+def test_drift_residual_from_the_term_table_is_the_definitions_residual():
+    from symloss.core.krawczyk import _drift_residual
+    m = user_power(20, 3)
+    r = certified_fixed_point(m, mpmath.mpf("0.8"), 30)
+    x = r.x                                      # rounded to 30 digits: a residual ~1e-30
+    with mpmath.workdps(45):
+        ref = m.drift_residual(x, mpmath.mpf("0.8"))
+        mine = _drift_residual(m, x, mpmath.mpf("0.8"), 45)
+        assert ref > mpmath.mpf(10) ** -40
+        assert abs(mine - ref) <= mpmath.mpf(10) ** -12 * ref
+    # an edited rate moves the residual of the same point (the definition's drift, not a copy)
+    edited = user_power(20, 3, edit_k=1)
+    with mpmath.workdps(45):
+        assert _drift_residual(edited, x, mpmath.mpf("0.8"), 45) > mpmath.mpf(10) ** -3
+
+
+@pytest.mark.parametrize("rho", ["0.6", "1.5", "50"])
+def test_shooting_start_takes_few_shots(rho):
+    """The float Newton stops at the rounding level of the outer equation (it used to bisect back for
+    ~20 float shots after a step at the rounding level left the bracket) and the ball Newton likewise
+    (~10 ball shots); the bracket is confirmed by float shots first, by ball shots when that start fails."""
+    import symloss.core.shooting_start as ss
+    m = user_power(100, 2)
+    plan = banded_plan(m)
+    counts = {"float": 0, "ball": 0}
+    shot = _float_shot(plan)
+
+    def counted_float(t, r):
+        counts["float"] += 1
+        return shot(t, r)
+
+    real = ss._shoot
+
+    def counted_ball(*a, **k):
+        counts["ball"] += 1
+        return real(*a, **k)
+
+    plan["float_shot"] = counted_float
+    ss._shoot = counted_ball
+    try:
+        y = shooting_start(m, mpmath.mpf(rho))
+        lr = float(mpmath.log(mpmath.mpf(rho)))
+        with flint_prec(200):
+            fb = ss._bracket_float(plan, lr, lambda: arb(mpmath.mpf(rho)).log(), "float")
+            bb = ss._bracket_float(plan, lr, lambda: arb(mpmath.mpf(rho)).log(), "ball")
+    finally:
+        plan["float_shot"] = shot
+        ss._shoot = real
+    assert y is not None
+    assert counts["float"] <= 3 * 22 and counts["ball"] <= 5 + 2       # the start, then the two brackets
+    assert fb is not None and bb is not None and fb[1] == bb[1]
+    assert bb[0][0].mid() <= fb[0][0].mid() <= fb[0][1].mid() <= bb[0][1].mid() or \
+        fb[0][0].mid() <= bb[0][0].mid() <= bb[0][1].mid() <= fb[0][1].mid()
