@@ -5,6 +5,7 @@ is described in :mod:`symloss.core.piecewise`, which re-exports every name.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -38,8 +39,33 @@ def _atom_switches(atom) -> list:
     return []
 
 
+# Pure-function memos of the SymPy work that the reducer repeats for every atom of every row of every
+# piece it builds (the profile of a user JSQ at C = 100: two thirds of a call printed the same surface
+# keys again). Each maps an expression (compared structurally, as SymPy does) to a value that depends on
+# that expression only, so a memo hit returns exactly what the computation would: no result depends on
+# what was computed before.
+_MEMO_SIZE = 1 << 16
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _key_str(e) -> str:
+    """``str(e)``: the name of a surface (memoised; the printer is the cost)."""
+    return str(e)
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _restrict(s, face_items: frozenset):
+    """``expand(s)`` with the face's coordinates substituted (memoised per expression and face)."""
+    return sp.expand(sp.sympify(s).xreplace(dict(face_items)))
+
+
 def _orient(s):
     """``(key expression, +1/-1)``: a canonical orientation of the surface ``s = 0``."""
+    return _orient_cached(sp.sympify(s))
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _orient_cached(s):
     s = sp.expand(s)
     t = sp.expand(-s)
     return (s, 1) if sp.default_sort_key(s) <= sp.default_sort_key(t) else (t, -1)
@@ -99,7 +125,7 @@ class _OnSurface(_Mismatch):
 
 class _Split(Exception):
     def __init__(self, key):
-        super().__init__(str(key))
+        super().__init__(_key_str(key))
         self.key = key
 
 
@@ -131,6 +157,7 @@ class _Reducer:
 
     def __init__(self, face, rho, *, point=None, signs=None, theta=None, theta_default=None):
         self.face = dict(face)
+        self._face_items = frozenset(self.face.items())
         self.rho = rho                       # exact Fraction
         self.point = point
         self.signs = {} if signs is None else dict(signs)
@@ -146,7 +173,7 @@ class _Reducer:
 
     # -- signs ------------------------------------------------------------------------------------
     def _face(self, s):
-        return sp.expand(sp.sympify(s).xreplace(self.face))
+        return _restrict(s, self._face_items)
 
     def sign(self, s):
         """+1 / -1 / 0 of a switching function on the face (0: through the point, handled by callers)."""
@@ -155,9 +182,9 @@ class _Reducer:
             return int(sp.sign(sf))
         if not (sf.free_symbols - {RHO}):         # a function of the load only: decided exactly
             v = int(sp.sign(sf.xreplace(self.rho_sub)))
-            self.rho_decisions[str(sf)] = (sf, v)
+            self.rho_decisions[_key_str(sf)] = (sf, v)
             return v
-        key = str(sf)
+        key = _key_str(sf)
         if key in self.signs:
             sg = self.signs[key]
         elif self.point is not None:
@@ -178,11 +205,11 @@ class _Reducer:
         if not (sf == 0 and sp.sympify(s).free_symbols - {RHO}):
             return None
         key, o = _orient(s)
-        self.through[str(key)] = key
+        self.through[_key_str(key)] = key
         return key, o
 
     def theta_of(self, key, atom=None):
-        k = str(key)
+        k = _key_str(key)
         self.touched.setdefault(k, set()).add(self.row)
         if k not in self.theta:
             if self.theta_default is None:
@@ -202,7 +229,7 @@ class _Reducer:
 
     def _split(self, key, atom):
         th = self.theta_of(key, atom)
-        k = str(key)
+        k = _key_str(key)
         vals = []
         for side in (1, -1):
             if (side == 1 and th == 0) or (side == -1 and th == 1):
@@ -221,7 +248,7 @@ class _Reducer:
         if ko is None:
             return None
         key, o = ko
-        k = str(key)
+        k = _key_str(key)
         if k in self.forced:
             return self.forced[k] * o
         raise _Split(key)
@@ -270,7 +297,7 @@ class _Reducer:
                     d = args[j] - args[i]
                     if self._face(d) == 0:
                         continue
-                    key = str(self._face(d))
+                    key = _key_str(self._face(d))
                     if self.point is None and key not in self.signs and (self._face(d).free_symbols - {RHO}):
                         ok = False
                         break
@@ -378,17 +405,25 @@ class PieceSystem:
             branch-decision functions; python-flint ``arb``) and ``linear`` (bool).
         """
         if not self._compiled:
-            args = list(self.unknowns) + [RHO]
-            J = [[sp.diff(r, z) for z in self.unknowns] for r in self.rows]
-            Jr = [sp.diff(r, RHO) for r in self.rows]
-            sig = [e for e, _s in self.sign_exprs.values()]
-            self._compiled.update(
-                G_np=numpy_lambdify(args, self.rows), J_np=numpy_lambdify(args, J),
-                G_arb=arb_lambdify(args, self.rows), J_arb=arb_lambdify(args, J), Jr_arb=arb_lambdify(args, Jr),
-                B_arb=arb_lambdify(args, self.blocking), S_arb=arb_lambdify(args, sig),
-                linear=all(sp.Poly(r, *self.unknowns).total_degree() <= 1 for r in self.rows)
-                if self.unknowns else True)
+            sig = tuple(sp.sympify(e) for e, _s in self.sign_exprs.values())
+            self._compiled.update(_compile_piece(tuple(self.unknowns), tuple(self.rows),
+                                                 sp.sympify(self.blocking), sig))
         return self._compiled
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_piece(unknowns: tuple, rows: tuple, blocking, sig: tuple) -> dict:
+    """The evaluators of :meth:`PieceSystem.compiled`, memoised on the piece's expressions (the rows
+    keep the load as the symbol ``RHO``, so the pieces of one face at different loads are the same
+    system: lambdifying 100 rows and their Jacobian took a second at C = 100)."""
+    args = list(unknowns) + [RHO]
+    J = [[sp.diff(r, z) for z in unknowns] for r in rows]
+    Jr = [sp.diff(r, RHO) for r in rows]
+    return dict(
+        G_np=numpy_lambdify(args, list(rows)), J_np=numpy_lambdify(args, J),
+        G_arb=arb_lambdify(args, list(rows)), J_arb=arb_lambdify(args, J), Jr_arb=arb_lambdify(args, Jr),
+        B_arb=arb_lambdify(args, blocking), S_arb=arb_lambdify(args, list(sig)),
+        linear=all(sp.Poly(r, *unknowns).total_degree() <= 1 for r in rows) if unknowns else True)
 
 
 def _theta_symbol(i: int):

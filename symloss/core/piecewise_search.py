@@ -6,6 +6,7 @@ faces and weights (with the cache of the pieces that worked), each try decided b
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import sympy as sp
@@ -50,7 +51,21 @@ def _float_newton(piece, z0, rho_f, *, iters: int = 60):
 #: the width of the regularised switches of the float search (not part of any proof)
 REGULARISATION = 1e-5
 
-_SIG = sp.Function("_sig")
+class _SIG(sp.Function):
+    """The logistic sigmoid of the regularised switches (:func:`_sig_float` when evaluated), with
+    its derivative ``sig (1 - sig)``, so that SymPy differentiates a regularised drift."""
+    nargs = 1
+
+    def fdiff(self, argindex=1):
+        return self * (1 - self)
+
+    def _sympystr(self, printer):
+        return f"_sig({printer._print(self.args[0])})"
+
+    def _pythoncode(self, printer):
+        return f"_sig({printer._print(self.args[0])})"
+
+    _numpycode = _pythoncode
 
 
 def _regularise(e, eps):
@@ -85,6 +100,23 @@ def _regularise(e, eps):
     return e.func(*[_regularise(a, eps) for a in e.args])
 
 
+def _sig_float(x: float) -> float:
+    """The logistic sigmoid of a float, without overflow (the ``math`` module on scalars: the stiff
+    integration calls the drift thousands of times, and numpy's scalar ufuncs were most of its cost)."""
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    e = math.exp(x)
+    return e / (1.0 + e)
+
+
+def _heaviside_float(x: float, h0: float = 0.5) -> float:
+    return 1.0 if x > 0 else 0.0 if x < 0 else float(h0)
+
+
+#: the evaluators of the regularised drift and its Jacobian work on floats (``solve_ivp`` passes them
+#: the state as scalars)
+_FLOAT_MODULES = [{"_sig": _sig_float, "Heaviside": _heaviside_float}, "math"]
+
 _REG_CACHE: dict = {}
 
 
@@ -92,22 +124,42 @@ def _regularised_drift(model, eps=REGULARISATION):
     key = (model._definition_key(), eps)
     f = _REG_CACHE.get(key)
     if f is None:
-        from scipy.special import expit
         rows = [_regularise(e, eps) for e in model._drift]
-        f = sp.lambdify(list(model.variables) + [RHO], rows,
-                        modules=[{"_sig": expit, "Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}, "numpy"])
+        f = sp.lambdify(list(model.variables) + [RHO], rows, modules=_FLOAT_MODULES)
         if len(_REG_CACHE) > 256:
             _REG_CACHE.clear()
         _REG_CACHE[key] = f
     return f
 
 
+_REG_JAC_CACHE: dict = {}
+
+
+def _regularised_jacobian(model, eps=REGULARISATION):
+    """The Jacobian of the regularised drift (SymPy's derivative, lambdified once per definition), so
+    the stiff integration needs no finite-difference Jacobian (a drift evaluation per coordinate)."""
+    key = (model._definition_key(), eps)
+    f = _REG_JAC_CACHE.get(key)
+    if f is None:
+        V = list(model.variables)
+        rows = [_regularise(e, eps) for e in model._drift]
+        J = [[sp.diff(r, v) for v in V] for r in rows]
+        f = sp.lambdify(V + [RHO], J, modules=_FLOAT_MODULES)
+        if len(_REG_JAC_CACHE) > 256:
+            _REG_JAC_CACHE.clear()
+        _REG_JAC_CACHE[key] = f
+    return f
+
+
 def _integrate(model, rho_f, x0, t):
     from scipy.integrate import solve_ivp
     f = _regularised_drift(model)
+    jac = _regularised_jacobian(model)
+    n = len(model.variables)
     t = np.asarray(t, dtype=float)
     sol = solve_ivp(lambda _t, y: np.asarray(f(*y, rho_f), dtype=float).ravel(), (0.0, float(t[-1])),
-                    np.asarray(x0, dtype=float), method="LSODA", t_eval=t, rtol=1e-9, atol=1e-12)
+                    np.asarray(x0, dtype=float), method="LSODA", t_eval=t, rtol=1e-9, atol=1e-12,
+                    jac=lambda _t, y: np.asarray(jac(*y, rho_f), dtype=float).reshape(n, n))
     if not sol.success:
         raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
     return sol.y.T
@@ -119,44 +171,47 @@ def _settle(model, rho_f, x0, t_max=2e3):
     return np.clip(X[-1], 0.0, 1.0), 10 * REGULARISATION
 
 
-def _candidate_values(model, rho):
-    """Per variable, the exact values a face may fix it at: 0, 1 and the surfaces ``x_j = c``."""
-    V = list(model.variables)
-    vals = {v: {sp.Integer(0), sp.Integer(1)} for v in V}
+#: the most faces the search visits at one float state
+FACE_BUDGET = 1024
+
+#: the distance cuts of the tiered faces of :func:`_faces` (a search order, not part of any proof)
+_TIER_CUTS = (0.0, 1e-12, 1e-9, 1e-6, 1e-3)
+
+
+def _surface_values(model, rho) -> set:
+    """The pairs ``(v, c)`` such that ``v = c`` is a switching surface of the definition (at this
+    load)."""
     sub = {RHO: _q(rho)}
-    for s in switching_functions(list(model._drift) + [model._blocking], V):
-        s = sp.expand(s.xreplace(sub))
-        fs = s.free_symbols & set(V)
+    out = set()
+    for s in switching_functions(list(model._drift) + [model._blocking], list(model.variables)):
+        e = sp.expand(s.xreplace(sub))
+        fs = e.free_symbols
         if len(fs) != 1:
             continue
         v = next(iter(fs))
         try:
-            p = sp.Poly(s, v)
+            p = sp.Poly(e, v)
         except sp.PolynomialError:
             continue
         if p.degree() == 1 and all(c.is_Rational for c in p.all_coeffs()):
-            c = -p.all_coeffs()[1] / p.all_coeffs()[0]
-            if 0 <= c <= 1:
-                vals[v].add(c)
-    return vals
-
-
-#: the most faces the search visits at one float state
-FACE_BUDGET = 1024
+            out.add((v, -p.all_coeffs()[1] / p.all_coeffs()[0]))
+    return out
 
 
 def _faces(model, rho, xh, tol=2e-2):
     """Candidate faces near the float state ``xh``: every subset of the coordinates within ``tol`` of
-    a bound or a surface value, fixed at that value; first the nearest ``k`` (for ``k`` from all of
-    them down to none) and each of those without one coordinate, then every other subset, most
-    constrained first (at most ``FACE_BUDGET`` faces).
+    a bound or a surface value, fixed at that value; first all of them, then the tiers (the
+    coordinates within each distance of ``_TIER_CUTS``, and of those only the ones at a surface
+    value), then the nearest ``k`` (for ``k`` from all of them down to none) and each of those without
+    one coordinate, then every other subset, most constrained first (at most ``FACE_BUDGET`` faces).
 
     The order does not decide *whether* a face is reached (every subset is, up to the budget): a
     coordinate a hair from ``0`` may be a small positive value while one further from ``1`` sits on a
     sliding surface that the regularised drift only approaches (JIQ: ``u_1 = 1`` with
     ``u_5 ~ 1e-8 > 0``), so no cut on the distances decides which coordinates a face fixes."""
     V = list(model.variables)
-    vals = _candidate_values(model, rho)
+    surf = _surface_values(model, rho)
+    vals = {v: {sp.Integer(0), sp.Integer(1)} | {c for w, c in surf if w == v and 0 <= c <= 1} for v in V}
     near = []
     for j, v in enumerate(V):
         best = min(vals[v], key=lambda c: (abs(float(c) - xh[j]), float(c)))
@@ -178,7 +233,19 @@ def _faces(model, rho, xh, tol=2e-2):
         for k in range(len(near), -1, -1):
             for sub in itertools.combinations(near, k):
                 yield list(sub)
-    for o in itertools.chain(first_pass(), every_subset()):
+
+    # the coordinates at the value of a switching surface (not a plain bound 0 / 1 of the fractions)
+    on_surface = [t for t in near if (t[2], t[3]) in surf]
+
+    def tiers():
+        """Faces by a distance cut, with and without the plain bounds: at large C the near
+        coordinates are many (JIQ at C = 100: u_1 on its sliding surface, dozens of levels within
+        1e-5 of 1 and dozens of tail levels below 1e-2) and the subsets by size reach the face
+        {u_1 = 1} only after the budget; a cut on the distances reaches it at once."""
+        for cut in _TIER_CUTS:
+            yield [t for t in near if t[0] <= cut]
+            yield [t for t in on_surface if t[0] <= cut]
+    for o in itertools.chain(itertools.islice(first_pass(), 1), tiers(), first_pass(), every_subset()):
         key = frozenset(t[1] for t in o)
         if key in seen:
             continue
