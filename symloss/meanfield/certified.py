@@ -52,7 +52,9 @@ from .certified_search import (
     _Search,
     _summary,
 )
+from ..core.piecewise import is_piecewise_model
 from .compare import _equal_at_sample_loads
+from .compare_piecewise import FORMAT_PIECEWISE, piecewise_comparison, verify_piecewise_comparison
 from .comparison_types import CertificateMismatch, CertifiedComparison, Crossing, _version
 from .enclosures import _dec
 from .models import PowerOfD, RetrialOfD
@@ -75,7 +77,7 @@ _REEXPORTED = (UNCHECKED_FAST, _check_models, _orient, _summary)
 @fill_doc(MEANFIELD_DOCS)
 def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = None, K: int | None = None,
                          K_end: int | None = None, K_end_max: int | None = None,
-                         method: str = "auto") -> CertifiedComparison:
+                         method: str = "auto", rho_min=None, rho_max=None) -> CertifiedComparison:
     r"""Certified sign of :math:`B_a(\rho) - B_b(\rho)` for every load :math:`\rho > 0`: every
     crossing isolated (exactly one in each interval, width :math:`\le 10^{-dps}`), their number, the
     sign on each piece, the threshold, and a certificate for :func:`verify_comparison`.
@@ -103,6 +105,11 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
         ``"auto"``: the fast path when it applies, else the generic one; ``"generic"`` forces the
         generic path (small models only: it is much slower); ``"fast"`` raises ``ValueError`` when
         the pair is not retrial-of-d / power-of-d.
+    rho_min, rho_max : int, Fraction, str or float, optional
+        Only when a model is piecewise smooth (JSQ, join-the-idle-queue, threshold policies;
+        :func:`symloss.core.piecewise.is_piecewise_model`), and then required: the bounded load range
+        of :func:`symloss.meanfield.compare_piecewise.piecewise_comparison` (outside it nothing is
+        certified; the certificate's ``parts`` and ``assumptions`` say so).
 
     Returns
     -------
@@ -144,6 +151,20 @@ def certified_comparison(model_a, model_b, *, dps: int = 30, prec: int | None = 
     for name, m in (("model_a", model_a), ("model_b", model_b)):
         if not isinstance(m, MeanFieldModel):
             raise TypeError(f"{name} must be a MeanFieldModel, got {type(m).__name__}")
+    if is_piecewise_model(model_a) or is_piecewise_model(model_b):
+        if model_a._definition_key() == model_b._definition_key():
+            raise ValueError(f"{model_a!r} and {model_b!r} coincide (the same definition: transitions, blocking "
+                             "and invariants): there is nothing to compare")
+        if method == "fast" or K is not None or K_end is not None or K_end_max is not None:
+            raise ValueError("a piecewise-smooth model takes the piecewise path: method='fast', K, K_end and "
+                             "K_end_max do not apply")
+        if rho_min is None or rho_max is None:
+            raise ValueError(f"{model_a!r} / {model_b!r}: a comparison with a piecewise-smooth model is certified on a "
+                             f"bounded load range only: give rho_min and rho_max (got {rho_min!r}, {rho_max!r})")
+        return piecewise_comparison(model_a, model_b, rho_min=rho_min, rho_max=rho_max, dps=dps, prec=prec, t0=t0)
+    if rho_min is not None or rho_max is not None:
+        raise ValueError(f"rho_min / rho_max apply to a comparison with a piecewise-smooth model only; {model_a!r} "
+                         f"and {model_b!r} are compared on the whole half-line")
     if _same_definition(model_a, model_b):
         raise ValueError(f"{model_a!r} and {model_b!r} coincide (identical stationary equations and blocking): "
                          "there is nothing to compare")
@@ -215,7 +236,7 @@ def _raise_if_coincide(a, b, exc) -> None:
 
 
 @fill_doc(MEANFIELD_DOCS)
-def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedComparison:
+def certified_threshold(C, d=None, dt=None, *, dps: int = 30, rho_min=None, rho_max=None) -> CertifiedComparison:
     r""":func:`certified_comparison` of ``RetrialOfD(C, dt)`` against ``PowerOfD(C, d)`` (power-of-1
     is random routing in tail variables); or, as ``certified_threshold(model_a, model_b)``, of any two
     models (shipped or user-written; the threshold is then the load above which ``model_a`` blocks
@@ -232,6 +253,8 @@ def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedCompar
         Number of attempts of retrial-of-d.
     dps : int, optional
         Width of each crossing interval: at most ``10^-dps`` (default 30).
+    rho_min, rho_max : optional
+        Two models only, one of them piecewise smooth: the load range of :func:`certified_comparison`.
 
     Returns
     -------
@@ -268,7 +291,10 @@ def certified_threshold(C, d=None, dt=None, *, dps: int = 30) -> CertifiedCompar
         if not (isinstance(C, MeanFieldModel) and isinstance(d, MeanFieldModel)) or dt is not None:
             raise TypeError("certified_threshold takes (C, d, dt) or (model_a, model_b); got "
                             f"({type(C).__name__}, {type(d).__name__}, {type(dt).__name__})")
-        return certified_comparison(C, d, dps=dps)
+        return certified_comparison(C, d, dps=dps, rho_min=rho_min, rho_max=rho_max)
+    if rho_min is not None or rho_max is not None:
+        raise ValueError("rho_min / rho_max apply to certified_threshold(model_a, model_b) with a piecewise-smooth "
+                         f"model only, not to certified_threshold(C, d, dt) (got {rho_min!r}, {rho_max!r})")
     if d is None or dt is None:
         raise TypeError("certified_threshold(C, d, dt) needs d and dt (or pass two models)")
     C = check_int(C, "C", min_value=1, max_value=1000)
@@ -332,6 +358,8 @@ def verify_comparison(certificate: dict, model_a, model_b) -> CertifiedCompariso
     if fmt != FORMAT_FAST:
         if fmt == FORMAT_GENERIC:
             return verify_generic(certificate, model_a, model_b, t0=t0)
+        if fmt == FORMAT_PIECEWISE:
+            return verify_piecewise_comparison(certificate, model_a, model_b, t0=t0)
         raise CertificateMismatch(f"unknown certificate format {fmt!r}")
     try:
         return _verify_fast(certificate, model_a, model_b, t0)
