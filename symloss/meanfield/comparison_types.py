@@ -64,7 +64,8 @@ class CertifiedComparison(ResultMixin):
     crossings : list of Crossing
         Every crossing, certified.
     count : int
-        Number of crossings on :math:`(0, \infty)` (all of them, certified).
+        Number of crossings on :math:`(0, \infty)` (all of them, certified), outside the intervals
+        listed in ``evidence`` (none when ``status == "PROVED"``).
     sign_at_zero, sign_at_infinity : int
         Sign of :math:`B_a - B_b` as :math:`\rho \to 0` and as :math:`\rho \to \infty`.
     threshold : dict or None
@@ -77,6 +78,14 @@ class CertifiedComparison(ResultMixin):
         JSON data for :func:`~symloss.meanfield.certified.verify_comparison`.
     seconds : float
         Wall time of the computation.
+    status : str
+        ``"PROVED"`` when every piece is certified; ``"EVIDENCE"`` when some load intervals are not
+        (listed in ``evidence``): there ``count``, the pieces' signs and the threshold are not proved.
+    reason : str
+        Why (empty when ``status == "PROVED"``).
+    evidence : list of dict
+        The uncertified load intervals: ``{"rho": [lo, hi], "status": "EVIDENCE", "reason": ...,
+        "sign_before": s, "sign_after": s}`` (the certified signs of ``B_a - B_b`` on either side).
     """
     models: tuple
     pieces: list
@@ -88,6 +97,9 @@ class CertifiedComparison(ResultMixin):
     method: str
     certificate: dict = field(repr=False, default_factory=dict)
     seconds: float = 0.0
+    status: str = "PROVED"
+    reason: str = ""
+    evidence: list = field(default_factory=list)
 
     #: the quantities of its paper-mode LaTeX (:meth:`~symloss.core.results.ResultMixin.to_latex`)
     latex_quantities = {"count": (r"\text{crossings}", "integer"),
@@ -107,7 +119,7 @@ class CertifiedComparison(ResultMixin):
         -------
         bool
         """
-        return self.count == 0 and self.sign_at_zero == sign
+        return self.count == 0 and self.sign_at_zero == sign and not self.evidence
 
     def to_dict(self) -> dict:
         """Plain data: every field except ``certificate`` (crossings as :meth:`Crossing.to_dict`,
@@ -119,7 +131,8 @@ class CertifiedComparison(ResultMixin):
         """
         return {"models": list(self.models), "pieces": self.pieces, "crossings": [c.to_dict() for c in self.crossings],
                 "count": self.count, "sign_at_zero": self.sign_at_zero, "sign_at_infinity": self.sign_at_infinity,
-                "threshold": self.threshold, "method": self.method, "seconds": round(self.seconds, 4)}
+                "threshold": self.threshold, "method": self.method, "seconds": round(self.seconds, 4),
+                "status": self.status, "reason": self.reason, "evidence": self.evidence}
 
 
 def _version() -> str:

@@ -9,16 +9,18 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from flint import arb
+from flint import arb, arb_mat
 
 from ..core.certify import (
     _continue,
-    enclose_interval,
+    box_derivative,
+    check_selection,
     parse_exact,
     point_box,
     start_point,
 )
-from ..core.precision import flint_prec
+from ..core.krawczyk import _float_inverse, _newton_arb
+from ..core.precision import PrecisionError, flint_prec
 from .ball_text import stored_sign
 from .enclosures import _dec, ball_str, parse_ball, q_arb, q_str
 from .generic_ends import (
@@ -26,12 +28,13 @@ from .generic_ends import (
     _PIECES,
     _PREC,
     SeriesBudgetError,
-    _EndModel,
+    _end_model,
     _exact_str,
     _in_end_slice,
-    _limit_guess,
     _scaled_range,
     _trunc,
+    _blocking_difference_series,
+    _blocking_difference_tm,
     end_branch,
 )
 
@@ -106,7 +109,7 @@ class _Generic:
                 y_mid = (1 - s_) * y0 + s_ * y1
             else:
                 y_mid = self.guess(key, rm)
-            tubes[key] = enclose_interval(m, r0, r1, prec=prec, y_mid=y_mid)
+            tubes[key] = _split_tube(m, r0, r1, prec=prec, y_mid=y_mid)
         p0, p1 = self.point(r0), self.point(r1)
         with flint_prec(prec):
             for key in ("a", "b"):
@@ -116,14 +119,19 @@ class _Generic:
             # decide from the numbers as stored (outward-rounded text, parsed back), exactly as
             # :func:`verify_generic` re-derives the sign: a margin lost in the rounding of the
             # stored text makes the cell undecided here, not a certificate its re-check refuses
-            trec = {k: _tube_record(t) for k, t in tubes.items()}
+            trec = {k: _tube_record(t, False) for k, t in tubes.items()}
             base = {"rho": [q_str(r0), q_str(r1)], "tubes": trec}
             LBd = parse_ball(trec["a"]["LB"]) - parse_ball(trec["b"]["LB"])
+            if LBd > 0 or LBd < 0:                     # no derivative needed
+                return dict(base, test="interval", sign=1 if LBd > 0 else -1, D=ball_str(LBd))
+            try:
+                trec = {k: _tube_record(t, True) for k, t in tubes.items()}
+            except ValueError:
+                return None
+            base = {"rho": [q_str(r0), q_str(r1)], "tubes": trec}
             dD = parse_ball(trec["a"]["dLB"]) - parse_ball(trec["b"]["dLB"])
             D0, D1 = (self._stored_D(p) for p in (p0, p1))
             L = q_arb(r1).log() - q_arb(r0).log()
-            if LBd > 0 or LBd < 0:
-                return dict(base, test="interval", sign=1 if LBd > 0 else -1, D=ball_str(LBd))
             from_left = D0 + dD * arb(0).union(L)
             from_right = D1 - dD * arb(0).union(L)
             for name, v in (("left", from_left), ("right", from_right)):
@@ -177,16 +185,17 @@ class _Generic:
 
     def end_order(self, end: str, rho_j: Fraction, K: int, K_max: int):
         """The order of the exact series at ``end``: the smallest of ``K, 2K, 4K, ..., K_max`` at
-        which the exact Taylor polynomials of the two blockings differ, plus two terms (capped at
-        ``K_max``); returns ``(order, {key: (_EndModel, series)})``. Raises :class:`SeriesBudgetError`
-        when they agree to order ``K_max``."""
+        which the exact Taylor polynomials of the two blockings differ (beyond their common leading
+        power of ``t``: the states are rescaled by their valuations, :func:`_end_model`), plus two
+        terms (capped at ``K_max``); returns ``(order, {key: (_EndModel, series)})``. Raises
+        :class:`SeriesBudgetError` when they agree to order ``K_max``."""
         ems = {}
         for key, m in self.models.items():
-            ems[key] = _EndModel(m, end, _limit_guess(m, end, self.guess(key, rho_j)))
+            ems[key] = _end_model(m, end, self.guess(key, rho_j), rho_j)
         k = min(K, K_max)
         while True:
             xs = {key: em.series(k) for key, em in ems.items()}
-            diff = ems["a"].blocking_series(xs["a"], k) - ems["b"].blocking_series(xs["b"], k)
+            diff, mn = _blocking_difference_series(ems, xs, k)
             if not diff.is_zero():
                 lead = next(i for i, c in enumerate(diff.coeffs()) if c != 0)
                 use = min(max(K, lead + 2), K_max)
@@ -196,11 +205,14 @@ class _Generic:
                     xs = {key: [_trunc(x, use) for x in v] for key, v in xs.items()}
                 return use, {key: (ems[key], xs[key]) for key in ems}
             if k >= K_max:
-                where = "0" if end == "zero" else "oo"
+                where, var = ("0", "rho") if end == "zero" else ("oo", "1/rho")
+                beyond = (f"; counted beyond the blockings' common leading power ({var})^{mn}, the states rescaled "
+                          f"by their valuations a: {ems['a'].valuations}, b: {ems['b'].valuations}") if mn else ""
                 raise SeriesBudgetError(
                     f"the exact Taylor series of the two blockings at rho -> {where} agree to order {K_max} "
-                    f"(series budget K_end_max = {K_max} of symloss.meanfield.certified_generic.generic_comparison; "
-                    f"pass a larger K_end_max, at most {_K_END_CAP}, to certify the sign of B_a - B_b at this end)")
+                    f"(series budget K_end_max = {K_max} of symloss.meanfield.certified_generic.generic_comparison"
+                    f"{beyond}; pass a larger K_end_max, at most {_K_END_CAP}, to certify the sign of B_a - B_b "
+                    "at this end)")
             k = min(2 * k, K_max)
 
     def end(self, end: str, rho_j: Fraction, K: int, K_max: int | None = None, rho_guess: Fraction | None = None):
@@ -219,7 +231,7 @@ class _Generic:
             br = end_branch(m, end, None, K, t_hi, _em=em, _xs=xs)
             tms[key] = br
             rec["models"][key] = {k: v for k, v in br.items() if not k.startswith("_")}
-        D = tms["a"]["_B"] - tms["b"]["_B"]
+        D, scale = _blocking_difference_tm(tms["a"]["_B"], tms["a"]["scale"], tms["b"]["_B"], tms["b"]["scale"])
         m_, _c = D.leading()
         if m_ is None:                                   # not reached: end_order found a difference
             raise ArithmeticError(f"the blockings agree to order {K} at rho -> {end}")
@@ -230,7 +242,7 @@ class _Generic:
                 break
         if not sign:
             raise ArithmeticError("end piece: the sign of the leading term is not certified on the whole end interval")
-        rec["D"] = {"coefficients": [q_str(Fraction(int(c.p), int(c.q))) for c in D.c], "m": m_,
+        rec["D"] = {"coefficients": [q_str(Fraction(int(c.p), int(c.q))) for c in D.c], "scale": scale, "m": m_,
                     "scaled": scaled, "sign": sign, "pieces": pieces}
         # link: a point box at the junction inside the end tube (x-space)
         link = {}
@@ -245,7 +257,7 @@ class _Generic:
                 with flint_prec(p):
                     box = _canon_box(box)
                     xb = [b.exp() for b in box]
-                    if _in_end_slice(br["_xs"], W_st, K, t_hi, xb) and all(
+                    if _in_end_slice(br["_xs"], W_st, K, t_hi, xb, br["valuations"]) and all(
                             mb.contains(b) for mb, b in zip(mid_box, box)):
                         ok = True
                         link[key] = {"center": [_exact_str(b) for b in box], "delta": [_exact_str(arb(b.rad())) for b in box],
@@ -258,10 +270,158 @@ class _Generic:
 
 
 
-def _tube_record(e) -> dict:
-    return {"center": [_exact_str(c) for c in e.center], "slope": [_exact_str(c) for c in e.slope],
-            "delta": [_exact_str(c) for c in e.delta], "sel": list(e.sel), "LB": ball_str(e.log_blocking),
-            "dLB": ball_str(e.dlog_blocking)}
+#: Numbers of equal sub-balls of the log-load interval on which a cell's tube test evaluates the
+#: residual and the Jacobian (tried in this order); the count is stored and re-checked.
+_SPLITS = (8, 32)
+
+
+def _sub_balls(R: arb, s: int) -> list:
+    lo, hi = arb(R.lower()), arb(R.upper())
+    pts = [lo + (hi - lo) * arb(j) / s for j in range(s + 1)]
+    return [pts[j].union(pts[j + 1]) for j in range(s)]
+
+
+def _split_tube_test(comp, c, t, delta, R: arb, sel, s: int, Y=None):
+    r"""Krawczyk test of the tube ``c + t (r - r_m) + [-delta, delta]`` over the ball ``R`` of
+    ``r = log rho`` on ``s`` equal sub-balls ``R_j`` (the sloped test of
+    :func:`symloss.core.boxes.enclose_interval`, evaluated piece by piece): on ``R_j`` with centre
+    ``r_j``, the residual of the tube's centre line is enclosed by the mean-value form around ``r_j``,
+    :math:`G(c + t(r_j - r_m), r_j) + (G_y t + G_r)(\mathrm{seg}_j, R_j)(R_j - r_j)`, and the Jacobian
+    on the hull of the tube over ``R_j``; ``K_j = -Y G0_j + (I - Y J_j) Z``. Every ``|K_j|`` below
+    ``delta``: for every load of every ``R_j`` the tube's cross-section holds exactly one zero. One
+    preconditioner ``Y`` for all pieces. Returns ``(ok, dev, Y, [(R_j, hull_j)])``."""
+    n = comp.n
+    rm = arb(R.mid())
+    if Y is None:
+        _gm, Jm, _ = comp.GJ_arb(c, rm, sel)
+        Y = _float_inverse(Jm)
+        if Y is None:
+            return False, None, None, []
+    tv = arb_mat([[ti] for ti in t])
+    I = arb_mat([[arb(1) if i == j else arb(0) for j in range(n)] for i in range(n)])
+    Z = arb_mat([[arb(0, delta[i])] for i in range(n)])
+    dev = [arb(0)] * n
+    hulls = []
+    for Rj in _sub_balls(R, s):
+        rj = arb(Rj.mid())
+        Wj = Rj - rj
+        Gj = comp.G_arb([c[i] + t[i] * (rj - rm) for i in range(n)], rj, sel)
+        segj = [c[i] + t[i] * (Rj - rm) for i in range(n)]
+        _g, Jsj, drj = comp.GJ_arb(segj, Rj, sel)
+        Srj = Jsj * tv
+        G0j = [Gj[i] + (Srj[i, 0] + drj[i]) * Wj for i in range(n)]
+        hull = [segj[i] + arb(0, delta[i]) for i in range(n)]
+        hulls.append((Rj, hull))
+        _g2, Jh, _dr2 = comp.GJ_arb(hull, Rj, sel)
+        K = -(Y * arb_mat([[g] for g in G0j])) + (I - Y * Jh) * Z
+        for i in range(n):
+            a = abs(K[i, 0])
+            dev[i] = a if not a.is_finite() or not dev[i].is_finite() else arb(max(dev[i].upper(), a.upper()))
+    ok = all(dev[i].is_finite() and dev[i] < delta[i] for i in range(n))
+    return ok, dev, Y, hulls
+
+
+class _Tube:
+    """A certified tube of one cell (``_split_tube_test``) with its enclosures of ``log B`` and,
+    computed on demand (:meth:`derivative`), of ``d log B / d log rho``."""
+
+    def __init__(self, model, c, t, delta, sel, s, hulls, R, prec):
+        self.model, self.center, self.slope, self.delta, self.sel, self.splits = model, c, t, delta, sel, s
+        self.hulls, self.R, self.prec = hulls, R, prec
+        comp = model.compiled
+        LB = None
+        for Rj, h in hulls:
+            v = comp.log_blocking_arb(h, Rj)
+            LB = v if LB is None else LB.union(v)
+        self.log_blocking = LB
+        self._dlb = None
+
+    def derivative(self):
+        """``d log B / d log rho`` on the tube (the union over its sub-balls of
+        :func:`symloss.core.certify.box_derivative`); raises ``ValueError`` when a contraction fails."""
+        if self._dlb is None:
+            with flint_prec(self.prec):
+                out = None
+                for Rj, h in self.hulls:
+                    _V, d = box_derivative(self.model, h, self.sel, Rj)
+                    out = d if out is None else out.union(d)
+            self._dlb = out
+        return self._dlb
+
+    def slice(self, rho: Fraction) -> list:
+        rm = arb(self.R.mid())
+        lr = q_arb(rho).log()
+        return [self.center[j] + self.slope[j] * (lr - rm) + arb(0, self.delta[j]) for j in range(len(self.center))]
+
+
+def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_inflations: int = 10, splits=_SPLITS):
+    """A certified tube over ``[r0, r1]`` (Newton centre and tangent at the middle of the log-load
+    interval, radii grown by epsilon inflation), tested by ``_split_tube_test`` with the first
+    number of sub-balls in ``splits`` that passes. Raises ``PrecisionError`` when none does."""
+    comp = model.compiled
+    n = comp.n
+    with flint_prec(prec):
+        R = q_arb(r0).log().union(q_arb(r1).log())
+        r_mid = arb(R.mid())
+        y_fl = [float(v.mid()) if isinstance(v, arb) else float(v) for v in y_mid]
+        sel = check_selection(model, comp.selection([max(v, -700.0) for v in y_fl]))
+        c, _ = _newton_arb(comp, y_mid, r_mid, prec, sel)
+        c = [arb(ci.mid()) for ci in c]
+        _g, Jm, dr = comp.GJ_arb(c, r_mid, sel)
+        try:
+            tt = Jm.mid().solve(arb_mat([[-d.mid()] for d in dr]))
+        except (ZeroDivisionError, ValueError):
+            raise PrecisionError("singular Jacobian at the middle of the load interval") from None
+        t = [arb(tt[i, 0].mid()) for i in range(n)]
+        w = R.rad()
+        delta0 = [arb((w * w * (1 + abs(t[i])) + arb(2) ** (-(prec - 40)) * (1 + abs(c[i]))).upper())
+                  for i in range(n)]
+        for k, s in enumerate(splits):
+            delta, Y = list(delta0), None
+            # the coarse test gets a few inflations only (a tube it cannot find is left to the finer one)
+            for _ in range(max_inflations if k == len(splits) - 1 else max(1, max_inflations // 2)):
+                ok, dev, Y, hulls = _split_tube_test(comp, c, t, delta, R, sel, s, Y)
+                if ok:
+                    return _Tube(model, c, t, delta, sel, s, hulls, R, prec)
+                if dev is None:
+                    break
+                delta = [arb(max(delta[i] * 2, (dev[i].upper() if dev[i].is_finite() else delta[i] * 8) * arb(1.5)).upper())
+                         for i in range(n)]
+                if any(not d_.is_finite() or d_ > 50 for d_ in delta):
+                    break
+    raise PrecisionError(f"{model!r}: no Krawczyk tube on [{r0}, {r1}] with {' or '.join(map(str, _SPLITS))} "
+                         "sub-intervals; bisect the interval")
+
+
+def _verify_split_tube(model, center, slope, delta, sel, r0: Fraction, r1: Fraction, s: int, *, prec: int):
+    """Re-check a stored tube: ``_split_tube_test`` with the stored data, recomputed from the
+    model's compiled equations; returns the :class:`_Tube` (its enclosures recomputed) or raises
+    ``ValueError``."""
+    comp = model.compiled
+    n = comp.n
+    if not (len(center) == len(slope) == len(delta) == n):
+        raise ValueError(f"the tube must have {n} components")
+    if isinstance(s, bool) or not isinstance(s, int) or not 1 <= s <= 256:
+        raise ValueError(f"bad number of sub-intervals {s!r}")
+    with flint_prec(prec):
+        if any(not (d_ > 0) for d_ in delta):
+            raise ValueError("a tube radius is not positive")
+        R = q_arb(r0).log().union(q_arb(r1).log())
+        ok, _dev, _Y, hulls = _split_tube_test(comp, list(center), list(slope), list(delta), R, sel, s)
+        if not ok:
+            raise ValueError("the Krawczyk operator does not map the stored tube into its interior")
+        return _Tube(model, list(center), list(slope), list(delta), sel, s, hulls, R, prec)
+
+
+
+
+def _tube_record(e, with_derivative: bool) -> dict:
+    out = {"center": [_exact_str(c) for c in e.center], "slope": [_exact_str(c) for c in e.slope],
+           "delta": [_exact_str(c) for c in e.delta], "sel": list(e.sel), "splits": e.splits,
+           "LB": ball_str(e.log_blocking)}
+    if with_derivative:
+        out["dLB"] = ball_str(e.derivative())
+    return out
 
 
 def _point_record(pt, prec: int = _PREC) -> dict:

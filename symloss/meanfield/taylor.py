@@ -731,6 +731,37 @@ class ExactTM(_Subtraction):
             return self * o.inv()
         return self * (1 / fmpq(o))
 
+    def shift(self, s: int) -> ExactTM:
+        """``tau^s f(tau)`` as a model of the same order on the same interval: the coefficients move
+        up by ``s``; those beyond order ``K`` and the remainder (times ``[0, h]^s``) form the new
+        remainder.
+
+        Parameters
+        ----------
+        s : int
+            The power, ``s >= 0``.
+
+        Returns
+        -------
+        ExactTM
+            The model of ``tau^s f(tau)``.
+
+        Raises
+        ------
+        ValueError
+            When ``s`` is negative.
+        """
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ValueError(f"s must be an integer >= 0, got {s!r}")
+        if s == 0:
+            return self
+        K = self.K
+        if s > K:                                # every coefficient moves above order K
+            high = self._I ** (s - K - 1) * self._range(self.c)
+            return self.like([0], high + self._I ** s * self.R)
+        cs = [fmpq(0)] * s + list(self.c)
+        return self.like(cs[:K + 1], self._range(cs[K + 1:]) + self._I ** s * self.R)
+
     def leading(self):
         """The lowest exactly non-zero coefficient.
 

@@ -95,22 +95,30 @@ def test_small_load_end_of_a_component_vanishing_to_high_order():
 
 
 def test_end_series_order_follows_the_pair_and_its_budget():
-    """B_a = x^14, B_b = x^14 + x^15 (x = rho / (1 + rho)): the exact series first differ at order 15,
-    so the small-load end takes 15 + 2 terms; with a budget of 12 the call names the budget."""
+    """x = rho / (1 + rho) has valuation 1 at rho -> 0: in the rescaled state x = rho v the blockings
+    are rho^14 times a series. B_a = x^14, B_b = x^14 + x^15: these differ at order 1, so the end takes
+    the smallest order K_end = 12 beyond the common leading power (the unscaled series needed 15 + 2).
+    B_b = x^14 + x^28: they agree to order 13 beyond it, so the budget K_end_max = 12 is named, with the
+    leading power."""
     a, b = one_dim(X ** 14, "x^14"), one_dim(X ** 14 + X ** 15, "x^14 + x^15")
     g = _Generic(a, b, 20, 128)
-    K, _pre = g.end_order("zero", Fraction(1, 8), 12, 48)
-    assert K == 17
+    K, pre = g.end_order("zero", Fraction(1, 8), 12, 48)
+    assert K == 12
+    assert [em.valuations for em, _xs in pre.values()] == [[1], [1]] and pre["a"][0].scale == 14
+    b28 = one_dim(X ** 14 + X ** 28, "x^14 + x^28")
+    K28, _pre = _Generic(a, b28, 20, 128).end_order("zero", Fraction(1, 8), 12, 48)
+    assert K28 == 16
     with pytest.raises(SeriesBudgetError, match=r"agree to order 12 \(series budget K_end_max = 12"):
-        _Generic(a, b, 20, 128).end_order("zero", Fraction(1, 8), 12, 12)
-    with pytest.raises(SeriesBudgetError, match="K_end_max = 12") as exc:
-        generic_comparison(a, b, dps=20, K_end_max=12)
+        _Generic(a, b28, 20, 128).end_order("zero", Fraction(1, 8), 12, 12)
+    with pytest.raises(SeriesBudgetError, match=r"K_end_max = 12.*common leading power \(rho\)\^14") as exc:
+        generic_comparison(a, b28, dps=20, K_end_max=12)
     assert str(exc.value).count("agree to order") == 1
     for bad in (1, 65, 2.0, True):
         with pytest.raises(ValueError, match="K_end_max"):
             generic_comparison(a, b, dps=20, K_end_max=bad)
     res = certified_comparison(a, b, dps=20)
-    assert res.holds_everywhere(-1) and res.certificate["zero_end"]["K"] == 17
+    assert res.holds_everywhere(-1) and res.certificate["zero_end"]["K"] == 12
+    assert res.certificate["zero_end"]["D"]["scale"] == 14 and res.status == "PROVED"
     assert verify_comparison(json.loads(json.dumps(res.certificate)), a, b).holds_everywhere(-1)
 
 
@@ -174,16 +182,35 @@ def test_two_crossings_at_exact_loads_and_tampering():
         assert Fraction(c.rho_lo) <= want <= Fraction(c.rho_hi)
 
 
-def test_tangency_is_refused_with_the_reason():
-    """B_b = x + x (x - 1/2)^2 >= B_a = x, equality (a double root) at rho = 1: not certified, and the
-    error says why."""
+def test_tangency_is_reported_as_evidence_with_the_reason():
+    """B_b = x + x (x - 1/2)^2 >= B_a = x (same dynamics), equality (a double root) at rho = 1: the
+    comparison returns, the touching interval (around rho = 1) is EVIDENCE with the reason, on the
+    result, in its repr and in the certificate; the rest is PROVED (B_a < B_b on both sides) and the
+    re-check verifies it and reports the EVIDENCE part as such."""
     a = one_dim(X, "x")
     b = one_dim(X + X * (X - sp.Rational(1, 2)) ** 2, "touch")
-    with pytest.raises(ArithmeticError, match="tangential crossing") as exc:
-        certified_comparison(a, b, dps=20)
-    assert "EVIDENCE" in str(exc.value)
-    load = float(str(exc.value).split("rho in [")[1].split(",")[0])
-    assert abs(load - 1) < 1e-3
+    res = certified_comparison(a, b, dps=20)
+    assert res.status == "EVIDENCE" and res.count == 0 and len(res.evidence) == 1
+    ev = res.evidence[0]
+    lo, hi = (Fraction(v) for v in ev["rho"])
+    assert lo < 1 < hi and hi - lo < Fraction(1, 1000)
+    assert ev["sign_before"] == ev["sign_after"] == -1 and "touch" in ev["reason"]
+    assert "EVIDENCE" in repr(res) and "EVIDENCE" in res.reason and "PROVED" not in res.reason
+    assert not res.holds_everywhere(-1)                           # not claimed where it is not proved
+    assert [p.get("status") for p in res.pieces] == [None, "EVIDENCE", None]
+    assert [p["sign"] for p in res.pieces] == [-1, None, -1]
+    cert = json.loads(json.dumps(res.certificate))
+    again = verify_comparison(cert, a, b)
+    assert again.status == "EVIDENCE" and again.evidence == res.evidence
+    bad = copy.deepcopy(cert)
+    k = next(i for i, c in enumerate(bad["cells"]) if c["test"] == "evidence")
+    bad["cells"][k]["status"] = "PROVED"                           # an uncertified cell relabelled
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(bad, a, b)
+    bad = copy.deepcopy(cert)
+    bad["cells"][k]["sign"] = -1                                   # a sign claimed for it
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(bad, a, b)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -214,11 +241,15 @@ def test_docs_hybrid_against_power_of_3():
 @pytest.mark.slow
 def test_docs_hybrid_against_power_of_2():
     """Was: ArithmeticError (the blockings agree to order 12 at rho -> zero): B_h ~ rho^28, B_p ~ rho^14
-    need 16 exact terms. Two rounds of power-of-2 block less than one at every load."""
+    needed 16 exact terms; with the states rescaled by their valuations (u_k ~ rho^(2^k - 1)) the
+    blockings are rho^28 and rho^14 times series, and K_end = 12 terms beyond rho^14 suffice. Two rounds
+    of power-of-2 block less than one at every load."""
     h, p = hybrid(3, 2, 2), PowerOfD(3, 2)
     res = certified_comparison(h, p)
-    assert res.holds_everywhere(-1) and res.threshold == {"value": "0"}
-    assert res.certificate["zero_end"]["K"] == 16
+    assert res.holds_everywhere(-1) and res.threshold == {"value": "0"} and res.status == "PROVED"
+    z = res.certificate["zero_end"]
+    assert z["K"] == 12 and z["D"]["scale"] == 14
+    assert z["models"]["a"]["valuations"] == [1, 3, 7] and z["models"]["b"]["valuations"] == [1, 3, 7]
     assert threshold_load(h, p, dps=20) == 0                   # "below at every load" there too
     with mpmath.workdps(40):
         for rho in (Fraction(1, 10), Fraction(3), Fraction(40)):
@@ -229,8 +260,10 @@ def test_docs_hybrid_against_power_of_2():
     bad["zero_end"]["models"]["a"]["series"][0][1] = "2"
     with pytest.raises(CertificateMismatch):
         verify_comparison(bad, h, p)
-    with pytest.raises(SeriesBudgetError, match="K_end_max = 12"):
-        generic_comparison(h, p, K_end_max=12)
+    bad = copy.deepcopy(cert)
+    bad["zero_end"]["models"]["a"]["valuations"] = [1, 3, 6]         # another rescaling: refused
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(bad, h, p)
 
 
 def test_options_are_used_or_refused():
