@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 import time
 from fractions import Fraction
 
@@ -116,6 +117,8 @@ def check_load_range(rho_min, rho_max) -> tuple:
     """
     out = []
     for name, v in (("rho_min", rho_min), ("rho_max", rho_max)):
+        if isinstance(v, numbers.Integral) and not isinstance(v, bool):
+            v = int(v)                                  # numpy integers too
         if isinstance(v, bool) or not isinstance(v, (int, float, Fraction, str)):
             raise TypeError(f"{name} must be an int, Fraction, decimal string or float, got {type(v).__name__}")
         try:

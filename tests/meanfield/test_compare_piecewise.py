@@ -194,6 +194,11 @@ def test_arguments():
     with pytest.raises(ValueError, match="rho_min must be a load"):
         check_load_range(-1, 2)
     assert check_load_range("1/2", 2.5) == (Fraction(1, 2), Fraction(5, 2))
+    import numpy as np
+    assert check_load_range(np.int64(1), np.float64(2.5)) == (Fraction(1), Fraction(5, 2))
+    for bad in (float("nan"), float("inf"), "abc"):
+        with pytest.raises(ValueError, match="rho_min must be a finite rational load"):
+            check_load_range(bad, 2)
 
 
 def test_coinciding_models_are_refused_before_the_search():
