@@ -10,6 +10,8 @@ import mpmath
 import numpy as np
 from flint import arb, arb_mat
 from flint import ctx as flint_ctx
+from mpmath.libmp import from_man_exp as _from_man_exp
+from mpmath.libmp import to_str as _to_str
 
 from ._docfragments import CORE_DOCS
 from .certified_results import FixedPointResult
@@ -101,7 +103,8 @@ def _chord_arb(comp, y0, r_ball, prec, sel, Y, max_steps: int = 12):
 def _mat_floats(J: arb_mat) -> np.ndarray:
     """The midpoints of ``J`` as a float64 array (``inf`` where an entry is beyond the float range)."""
     n, k = J.nrows(), J.ncols()
-    return np.array([float(v) for v in J.mid().entries()], dtype=np.float64).reshape(n, k)
+    # (float of a ball is float of its midpoint: no midpoint copy of J; fromiter: no list of floats)
+    return np.fromiter(map(float, J.entries()), dtype=np.float64, count=n * k).reshape(n, k)
 
 
 def _float_inverse(J: arb_mat):
@@ -270,6 +273,13 @@ def _inf_norm(Y: arb_mat) -> float:
     return max(float(sum((abs(Y[i, j]) for j in range(n)), arb(0)).mid()) for i in range(n))
 
 
+def _str20(a: arb) -> str:
+    """``mpmath.nstr(arb_to_mpf(a), 20)`` (the same string: mpmath's ``to_str`` of the exact midpoint)
+    without building the ``mpf`` (the box of a 100-variable model prints 200 of them)."""
+    man, exp = a.mid().man_exp()
+    return _to_str(_from_man_exp(int(man), int(exp)), 20)
+
+
 def _drift_residual(model, x, rho, dps: int):
     """The max-norm of the definition's drift at ``(x, rho)``, what ``model.drift_residual`` gives
     (mpmath at ``dps`` digits), from the compiled term table in ball arithmetic at the same precision
@@ -355,6 +365,11 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     sel = comp.selection(np.maximum(y_fl, -700.0))
     state = {"sens": sens, "base": prec}
     pattern = comp.jacobian_pattern(sel)
+    # the first attempt at the bits a preconditioner needs when the state is doubly exponential: there
+    # the condition number of J (log variables) is ~|y| (log2 cond = log2 |y| + 3..8 for power-of-d at
+    # C = 20..100), and a Y from fewer bits is refused (a second Newton and inverse). A guess from the
+    # start only: a wrong one costs time, the test decides
+    first = _need_bits(2.0 ** min(1000.0, math.log2(1.0 + ymax) + 16), ymax, n)
 
     def attempt(prec):
         with flint_prec(prec):
@@ -376,6 +391,18 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
                 need = _need_bits(cond, ymax, n)
                 if Y is None:
                     return False, None, None
+                if prec < need <= _MAX_PREC:
+                    # Y is too poor at these bits (|Y| ~ d^C with |y| ~ d^C: C = 100, d = 3). Newton
+                    # to ``need`` bits from m and Y of that Jacobian (a matrix at need bits, not at the
+                    # doubled precision of a new attempt); the chord steps below take m on to the box's
+                    # precision
+                    with flint_prec(need):
+                        m, _, J_need = _newton_arb(comp, m, to_arb(rho).log(), need, sel, with_jacobian=True)
+                        state["m"] = m
+                        Y, ynorm, cond = _default_preconditioner(J_need, with_cond=True, pattern=pattern)
+                    if Y is None:
+                        return False, None, None
+                    prec, need = need, max(need, _need_bits(cond, ymax, n))
             # the quadratic term Y (J(X) - J(m)) (X - m) of the Krawczyk operator: a box of radius
             # delta contracts only when delta |Y| is small (|Y| ~ d^C for doubly exponential tails)
             delta = 10.0 ** (-(dps + 3)) / (state["sens"] * max(1.0, ynorm))
@@ -410,8 +437,7 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
                     x_work = [arb_to_mpf(mi.exp()) for mi in m]
                     bracket = (arb_to_mpf(arb(B.lower())), arb_to_mpf(arb(B.upper())))
                     Bm = arb_to_mpf(B)
-                    box_s = [(mpmath.nstr(arb_to_mpf(arb(b.lower())), 20), mpmath.nstr(arb_to_mpf(arb(b.upper())), 20))
-                             for b in box]
+                    box_s = [(_str20(b.lower()), _str20(b.upper())) for b in box]
                     return True, (prec, delta, margin, x_work, bracket, Bm, box_s), None
                 state["sens"] *= 10.0
         return False, None, None
@@ -419,7 +445,7 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     try:
         prec_used, delta, margin, x_work, bracket, Bm, box_s = raise_precision(
             # (the model's repr -- SymPy printing, ~1 ms -- only in the error raised below)
-            attempt, min(prec, _MAX_PREC), what="the fixed point", max_prec=_MAX_PREC)
+            attempt, min(max(prec, first), _MAX_PREC), what="the fixed point", max_prec=_MAX_PREC)
         prec = prec_used
     except PrecisionError:
         raise PrecisionError(f"{model!r}: fixed point at rho={rho} not certified to {dps} digits "

@@ -263,3 +263,67 @@ def test_shooting_start_takes_few_shots(rho):
     assert fb is not None and bb is not None and fb[1] == bb[1]
     assert bb[0][0].mid() <= fb[0][0].mid() <= fb[0][1].mid() <= bb[0][1].mid() or \
         fb[0][0].mid() <= bb[0][0].mid() <= bb[0][1].mid() <= fb[0][1].mid()
+
+
+def _count_preconditioners(monkeypatch):
+    import symloss.core.krawczyk as K
+    bits = []
+    real = K._default_preconditioner
+
+    def counted(J, *a, **k):
+        from flint import ctx
+        bits.append(ctx.prec)
+        return real(J, *a, **k)
+
+    monkeypatch.setattr(K, "_default_preconditioner", counted)
+    return bits
+
+
+def test_doubly_exponential_state_needs_one_preconditioner(monkeypatch):
+    """C = 100, d = 3 (|y| ~ 3^100, cond J ~ |y|): the first attempt starts at the bits a preconditioner
+    needs (one Newton, one approximate inverse; it used to compute a refused Y at the base precision,
+    then a second Newton and inverse at twice that), and the answer is the accelerator's."""
+    bits = _count_preconditioners(monkeypatch)
+    m = user_power(100, 3)
+    r = certified_fixed_point(m, mpmath.mpf("0.6"), 30)
+    assert len(bits) == 1
+    assert r.extra["certificate"]["kind"] == "krawczyk" and r.extra["certificate"]["prec"] < 2 * bits[0]
+    ref = __import__("symloss").PowerOfD(100, 3).blocking(mpmath.mpf("0.6"), dps=30)
+    with mpmath.workdps(40):
+        assert abs(r.blocking / ref - 1) < mpmath.mpf(10) ** -29
+
+
+def test_a_refused_preconditioner_is_recomputed_at_the_bits_it_needs(monkeypatch):
+    """When the first attempt's Y is too poor (the starting guess is forced low here), Newton goes on
+    to the ``need`` bits of that Y's condition number and Y is recomputed there, inside the same attempt
+    (not at a doubled precision), and the certificate is the same as with a good guess."""
+    import symloss.core.krawczyk as K
+    real_need = K._need_bits
+    calls = []
+
+    def low_first_guess(cond, ymax, n):
+        calls.append(cond)
+        return 0 if len(calls) == 1 else real_need(cond, ymax, n)   # the first call is the start's guess
+
+    ref = certified_fixed_point(user_power(100, 3), mpmath.mpf("0.6"), 30)
+    bits = _count_preconditioners(monkeypatch)
+    monkeypatch.setattr(K, "_need_bits", low_first_guess)
+    r = certified_fixed_point(user_power(100, 3), mpmath.mpf("0.6"), 30)
+    assert len(bits) == 2 and bits[0] < bits[1] < 2 * bits[0]
+    assert r.extra["certificate"]["kind"] == "krawczyk"
+    assert r.blocking == ref.blocking
+
+
+def test_box_strings_are_mpmath_strings_of_the_exact_bounds():
+    import random
+
+    from symloss.core.krawczyk import _str20
+    from symloss.core.precision import arb_to_mpf
+    rng = random.Random(7)
+    for prec in (64, 400):
+        with flint_prec(prec):
+            for _ in range(300):
+                x = arb(rng.uniform(-1, 1)) * arb(10) ** rng.randint(-300, 300)
+                x = arb(x.mid(), arb(2) ** rng.randint(-prec, 0) * abs(x))
+                for b in (x.lower(), x.upper(), arb(0)):
+                    assert _str20(b) == mpmath.nstr(arb_to_mpf(b), 20)
