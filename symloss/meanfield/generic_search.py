@@ -1,6 +1,8 @@
 r"""The search of the generic certified comparison (:mod:`symloss.meanfield.certified_generic`):
 ``_Generic`` holds the two models, their float guesses, the certified point boxes and tubes of the
 middle cells, the crossing refinement and the end pieces (:mod:`symloss.meanfield.generic_ends`).
+A cell's tube whose tangent has a component above ``_RESCALE_SLOPE`` is built in the rescaled
+coordinates of :mod:`symloss.meanfield.generic_rescaled` (stored as ``rescale`` in the tube record).
 """
 from __future__ import annotations
 
@@ -37,6 +39,7 @@ from .generic_ends import (
     _blocking_difference_tm,
     end_branch,
 )
+from .generic_rescaled import RescaledModel, choose_rescaling, parse_rescaling
 
 
 class _Generic:
@@ -114,7 +117,7 @@ class _Generic:
         with flint_prec(prec):
             for key in ("a", "b"):
                 e = tubes[key]
-                if not (self._inside(p0[key]["box"], e.slice(r0)) and self._inside(p1[key]["box"], e.slice(r1))):
+                if not (e.contains(r0, p0[key]["box"]) and e.contains(r1, p1[key]["box"])):
                     return None
             # decide from the numbers as stored (outward-rounded text, parsed back), exactly as
             # :func:`verify_generic` re-derives the sign: a margin lost in the rounding of the
@@ -273,6 +276,9 @@ class _Generic:
 #: Numbers of equal sub-balls of the log-load interval on which a cell's tube test evaluates the
 #: residual and the Jacobian (tried in this order); the count is stored and re-checked.
 _SPLITS = (8, 32)
+#: A cell's tube is built in rescaled coordinates (:mod:`~symloss.meanfield.generic_rescaled`) when a
+#: component of ``dy/d log rho`` at its middle is at least this large in absolute value.
+_RESCALE_SLOPE = 4.0
 
 
 def _sub_balls(R: arb, s: int) -> list:
@@ -325,9 +331,12 @@ class _Tube:
     """A certified tube of one cell (``_split_tube_test``) with its enclosures of ``log B`` and,
     computed on demand (:meth:`derivative`), of ``d log B / d log rho``."""
 
-    def __init__(self, model, c, t, delta, sel, s, hulls, R, prec):
+    def __init__(self, model, c, t, delta, sel, s, hulls, R, prec, rescale=None):
         self.model, self.center, self.slope, self.delta, self.sel, self.splits = model, c, t, delta, sel, s
         self.hulls, self.R, self.prec = hulls, R, prec
+        # ``rescale``: a :class:`~symloss.meanfield.generic_rescaled.RescaledModel` when the tube is in
+        # ``w = y - e log rho`` (``model`` is then that rescaled view), else ``None``
+        self.rescale = rescale
         comp = model.compiled
         LB = None
         for Rj, h in hulls:
@@ -353,11 +362,22 @@ class _Tube:
         lr = q_arb(rho).log()
         return [self.center[j] + self.slope[j] * (lr - rm) + arb(0, self.delta[j]) for j in range(len(self.center))]
 
+    def contains(self, rho: Fraction, box) -> bool:
+        """The point box ``box`` (in ``y = log x``) at the load ``rho`` lies in the tube's slice there
+        (for a rescaled tube: its image ``v = L y + b log rho``, enclosed in ball arithmetic)."""
+        if self.rescale is not None:
+            box = self.rescale.to_v(box, q_arb(rho).log())
+        return all(s.contains(b) for b, s in zip(box, self.slice(rho)))
 
-def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_inflations: int = 10, splits=_SPLITS):
+
+def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_inflations: int = 10, splits=_SPLITS,
+                rescaled: bool = True):
     """A certified tube over ``[r0, r1]`` (Newton centre and tangent at the middle of the log-load
     interval, radii grown by epsilon inflation), tested by ``_split_tube_test`` with the first
-    number of sub-balls in ``splits`` that passes. Raises ``PrecisionError`` when none does."""
+    number of sub-balls in ``splits`` that passes. When a component of the tangent exceeds
+    ``_RESCALE_SLOPE`` in absolute value (and ``rescaled``), the tube is built in the rescaled
+    coordinates of :mod:`~symloss.meanfield.generic_rescaled`. Raises ``PrecisionError`` when no
+    test passes."""
     comp = model.compiled
     n = comp.n
     with flint_prec(prec):
@@ -373,6 +393,15 @@ def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_infl
         except (ZeroDivisionError, ValueError):
             raise PrecisionError("singular Jacobian at the middle of the load interval") from None
         t = [arb(tt[i, 0].mid()) for i in range(n)]
+        rescale, tcomp = None, comp
+        if rescaled and max(abs(float(v)) for v in t) >= _RESCALE_SLOPE:
+            # the tube in w = y - e r (module generic_rescaled): e the rounded tangent
+            L, b, mrow = choose_rescaling(comp, [float(v) for v in c], float(r_mid), [float(v) for v in t], sel)
+            rescale = RescaledModel(model, L, b, mrow)
+            tcomp = rescale.compiled
+            c = [arb(v.mid()) for v in rescale.to_v(c, r_mid)]
+            t = [arb(v.mid()) for v in rescale.to_v(t, arb(1))]
+        comp = tcomp
         w = R.rad()
         delta0 = [arb((w * w * (1 + abs(t[i])) + arb(2) ** (-(prec - 40)) * (1 + abs(c[i]))).upper())
                   for i in range(n)]
@@ -382,7 +411,7 @@ def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_infl
             for _ in range(max_inflations if k == len(splits) - 1 else max(1, max_inflations // 2)):
                 ok, dev, Y, hulls = _split_tube_test(comp, c, t, delta, R, sel, s, Y)
                 if ok:
-                    return _Tube(model, c, t, delta, sel, s, hulls, R, prec)
+                    return _Tube(rescale or model, c, t, delta, sel, s, hulls, R, prec, rescale)
                 if dev is None:
                     break
                 delta = [arb(max(delta[i] * 2, (dev[i].upper() if dev[i].is_finite() else delta[i] * 8) * arb(1.5)).upper())
@@ -393,11 +422,17 @@ def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_infl
                          "sub-intervals; bisect the interval")
 
 
-def _verify_split_tube(model, center, slope, delta, sel, r0: Fraction, r1: Fraction, s: int, *, prec: int):
+def _verify_split_tube(model, center, slope, delta, sel, r0: Fraction, r1: Fraction, s: int, *, prec: int,
+                       rescale=None):
     """Re-check a stored tube: ``_split_tube_test`` with the stored data, recomputed from the
-    model's compiled equations; returns the :class:`_Tube` (its enclosures recomputed) or raises
-    ``ValueError``."""
-    comp = model.compiled
+    model's compiled equations (for a stored ``rescale`` record ``{"e", "m"}``: the rescaled system
+    rebuilt from them, :mod:`~symloss.meanfield.generic_rescaled`); returns the :class:`_Tube` (its
+    enclosures recomputed) or raises ``ValueError``."""
+    resc = None
+    if rescale is not None:
+        L, b, mrow = parse_rescaling(rescale, model.compiled)
+        resc = RescaledModel(model, L, b, mrow)
+    comp = (resc or model).compiled
     n = comp.n
     if not (len(center) == len(slope) == len(delta) == n):
         raise ValueError(f"the tube must have {n} components")
@@ -410,7 +445,7 @@ def _verify_split_tube(model, center, slope, delta, sel, r0: Fraction, r1: Fract
         ok, _dev, _Y, hulls = _split_tube_test(comp, list(center), list(slope), list(delta), R, sel, s)
         if not ok:
             raise ValueError("the Krawczyk operator does not map the stored tube into its interior")
-        return _Tube(model, list(center), list(slope), list(delta), sel, s, hulls, R, prec)
+        return _Tube(resc or model, list(center), list(slope), list(delta), sel, s, hulls, R, prec, resc)
 
 
 
@@ -419,6 +454,8 @@ def _tube_record(e, with_derivative: bool) -> dict:
     out = {"center": [_exact_str(c) for c in e.center], "slope": [_exact_str(c) for c in e.slope],
            "delta": [_exact_str(c) for c in e.delta], "sel": list(e.sel), "splits": e.splits,
            "LB": ball_str(e.log_blocking)}
+    if e.rescale is not None:
+        out["rescale"] = e.rescale.record()
     if with_derivative:
         out["dLB"] = ball_str(e.derivative())
     return out
