@@ -44,10 +44,10 @@ Valuations. A component whose limit is 0 may vanish to a high order (``u_k ~ rho
 hybrid of ``docs/models.md`` with ``d = 2``, ``rho^((3^k - 1)/2)`` for power-of-3), so that both blockings
 vanish to an order beyond any series budget (``rho^124`` and ``rho^363`` at ``C = 5``). The search
 guesses the valuations ``e_k`` from the float branch (in every row the two largest terms balance,
-:func:`~symloss.meanfield.generic_ends._valuations`) and the end piece is built on the rescaled
+:mod:`symloss.meanfield.generic_ends`) and the end piece is built on the rescaled
 system: :math:`x_k = t^{e_k} v_k`, each row divided by its least power of ``t`` (no term cancels: the
 monomial map is injective), the exact limit :math:`v_0` by propagation in exact rationals
-(:func:`~symloss.meanfield.generic_ends._solve_t0`), all components of :math:`v_0` non-zero and the
+(in :mod:`symloss.meanfield.generic_ends`), all components of :math:`v_0` non-zero and the
 rescaled Jacobian non-singular at :math:`(v_0, 0)` (checked exactly). The series, the remainder test and
 the junction are those above, for ``v``; each blocking is :math:`t^{m_B}` times an exact Taylor model
 (``scale`` :math:`m_B`), and the sign at the end is that of :math:`(B_a - B_b)/t^{\min m_B}`. The

@@ -80,7 +80,9 @@ class CertifiedComparison(ResultMixin):
         Wall time of the computation.
     status : str
         ``"PROVED"`` when every piece is certified; ``"EVIDENCE"`` when some load intervals are not
-        (listed in ``evidence``): there ``count``, the pieces' signs and the threshold are not proved.
+        (listed in ``evidence``): there ``count``, the pieces' signs and the threshold are not proved;
+        ``"PROVED on [lo, hi] only"`` (or ``[lo, oo)``) for a comparison with a piecewise-smooth model,
+        certified on a load range (:mod:`symloss.meanfield.compare_piecewise`).
     reason : str
         Why (empty when ``status == "PROVED"``).
     evidence : list of dict

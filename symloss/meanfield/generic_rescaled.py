@@ -4,23 +4,25 @@ r"""Rescaled coordinates for the middle cells of the generic certified compariso
 A component of a tail model may vary like a high power of the load (``u_10 ~ rho^29524`` for
 power-of-3 at ``C = 10``): in ``y = log x`` the tube over a cell then has a slope of that size, its
 hull over a sub-interval is wide and the Krawczyk test needs cells of relative width about
-``1 / max |dy/d log rho|``. With integers ``e_k`` (the rounded slope at the middle of the cell) the
-tube is built in
+``1 / max |dy/d log rho|``. With an invertible rational matrix ``L`` and a rational vector ``b``
+the tube is built in
 
 .. math::
 
-   w_k = y_k - e_k r, \qquad r = \log\rho,
+   v = L y + b\, r, \qquad r = \log\rho,
 
-and row ``i`` of the stationary system is divided by :math:`\rho^{m_i}` (``m_i`` the power of
-``rho`` of the row's largest term at the middle of the cell). Every term
-:math:`c\,\rho^{a_r} x^a` becomes :math:`c\,\exp(a\cdot w + (a_r + a\cdot e - m_i) r)`: one linear form
-in ``(w, r)`` (no cancellation of large exponents in ball arithmetic). The zeros of the rescaled
-system are those of the original one (each row is multiplied by a positive factor, the change of
-variables is a translation for each load), so a Krawczyk test of the rescaled system certifies the
-same branch, for any integers ``e`` and rationals ``m``: the certificate stores them, and the
-re-check rebuilds the rescaled term tables from the model's equations and the stored ``e``, ``m``
-(no search). A wrong ``e`` moves the stored tube away from the branch: its Krawczyk test fails.
-The blocking is rescaled without a row factor, so :math:`\log B` and
+(row ``i`` of ``L``, ``b`` is the log-ratio of the two largest terms of a stationary row, which
+balance along the branch, so ``v_i`` varies slowly), and row ``i`` of the stationary system is
+divided by :math:`\rho^{m_i}` (``m_i`` the power of ``rho`` of the row's largest term at the middle
+of the cell). With ``P = L^{-1}`` and ``e = -P b`` every term :math:`c\,\rho^{a_r} x^a` becomes
+:math:`c\,\exp(a^\top P v + (a_r + a\cdot e - m_i) r)`: one linear form in ``(v, r)`` (no
+cancellation of large exponents in ball arithmetic). The zeros of the rescaled system are those of
+the original one (each row is multiplied by a positive factor, the change of variables is affine and
+invertible for each load), so a Krawczyk test of the rescaled system certifies the same branch, for
+any invertible ``L`` and any rationals ``b``, ``m``: the certificate stores them, and the re-check
+rebuilds the rescaled term tables from the model's equations and the stored ``L``, ``b``, ``m`` (no
+search). A wrong ``b`` moves the stored tube away from the branch: its Krawczyk test fails; a
+singular ``L`` is refused. The blocking is rescaled without a row factor, so :math:`\log B` and
 :math:`d\log B/d\log\rho` along the branch are unchanged.
 """
 from __future__ import annotations
@@ -97,6 +99,17 @@ def rescaled_compiled(comp, L, b, m):
         Length ``n``.
     m : sequence of Fraction
         One rational per row of ``comp`` (``comp.n_rows``).
+
+    Returns
+    -------
+    CompiledModel
+        A shallow copy of ``comp`` with rescaled ``table`` and ``btable`` (cached on ``comp``,
+        ``L``, ``b``, ``m``).
+
+    Raises
+    ------
+    ValueError
+        ``comp`` is not in terms form, or ``L`` is not an invertible ``n x n`` matrix.
     """
     if comp.mode != "terms":
         raise ValueError("the rescaled system needs a Laurent-polynomial (terms-form) model")
@@ -141,7 +154,19 @@ def rescaled_compiled(comp, L, b, m):
 
 class RescaledModel:
     """The model seen through the rescaled compiled system (what the tube test and
-    :func:`symloss.core.certify.box_derivative` read: ``compiled``); ``L``, ``b``, ``m`` as stored."""
+    :func:`symloss.core.certify.box_derivative` read: ``compiled``); ``L``, ``b``, ``m`` as stored.
+
+    Parameters
+    ----------
+    model : Model
+        A tail model whose compiled form is in terms form.
+    L : list of lists of rationals
+        ``n x n``, invertible: ``v = L y + b log(rho)``.
+    b : list of rationals
+        Length ``n``.
+    m : list of rationals
+        Power of ``rho`` each stationary row is divided by (length ``compiled.n_rows``).
+    """
 
     def __init__(self, model, L, b, m):
         self.model = model
@@ -154,13 +179,34 @@ class RescaledModel:
         return f"{self.model!r} (rescaled)"
 
     def to_v(self, y, r):
-        """``L y + b r`` in ball arithmetic (``y`` balls, ``r`` a ball)."""
+        """``L y + b r`` in ball arithmetic.
+
+        Parameters
+        ----------
+        y : sequence of arb
+            The log state.
+        r : arb
+            ``log(rho)``.
+
+        Returns
+        -------
+        list of arb
+            ``v``, one ball per component.
+        """
         n = len(self.b)
         L = [[q_arb(v) for v in row] for row in self.L]
         return [sum((L[i][j] * y[j] for j in range(n) if self.L[i][j]), arb(0)) + q_arb(self.b[i]) * r
                 for i in range(n)]
 
     def record(self) -> dict:
+        """The stored form of the rescaling.
+
+        Returns
+        -------
+        dict
+            ``{"L": [[...]], "b": [...], "m": [...]}``, rationals as text (read by
+            :func:`parse_rescaling`).
+        """
         return {"L": [[str(v) for v in row] for row in self.L], "b": [str(v) for v in self.b],
                 "m": [str(v) for v in self.m]}
 
@@ -170,7 +216,26 @@ def choose_rescaling(comp, y, r: float, t, sel):
     ``L``, ``b`` is the log-ratio of the two largest terms of the selected row ``sel[i]`` (they
     balance: ``v_i`` varies slowly along the branch) when these ``n`` ratios are independent, else
     ``L = I``, ``b = -round(t)``; ``m_i`` the power of ``rho`` (in the new variables) of the largest
-    term of row ``i``. A choice only: any invertible ``L`` and any ``b``, ``m`` give a valid test."""
+    term of row ``i``. A choice only: any invertible ``L`` and any ``b``, ``m`` give a valid test.
+
+    Parameters
+    ----------
+    comp : CompiledModel
+        Terms form.
+    y : sequence of float
+        Float log state at the middle of the cell.
+    r : float
+        ``log(rho)`` at the middle of the cell.
+    t : sequence of float
+        Tangent ``dy/dr`` there (used when the balances are dependent).
+    sel : sequence of int
+        The ``n`` stationary rows whose balances define ``L``.
+
+    Returns
+    -------
+    tuple
+        ``(L, b, m)``: lists of ``Fraction``.
+    """
     n = comp.n
     tab = comp.table
     data = _table_data(tab, n)
@@ -224,7 +289,25 @@ def parse_rescaling(rec, comp):
     """``(L, b, m)`` from a stored record ``{"L": [[...]], "b": [...], "m": [...]}`` (rationals as
     text), checked: ``L`` an ``n x n`` matrix, ``b`` of length ``n``, ``m`` of length ``comp.n_rows``,
     every entry of absolute value below ``2^40`` (invertibility is checked by
-    :func:`rescaled_compiled`); raises ``ValueError``."""
+    :func:`rescaled_compiled`).
+
+    Parameters
+    ----------
+    rec : dict
+        The stored record.
+    comp : CompiledModel
+        The model's compiled form (gives ``n`` and the number of rows).
+
+    Returns
+    -------
+    tuple
+        ``(L, b, m)``: lists of ``Fraction``.
+
+    Raises
+    ------
+    ValueError
+        A malformed record, a wrong length or an entry too large.
+    """
     if not isinstance(rec, dict) or set(rec) != {"L", "b", "m"}:
         raise ValueError(f"rescaling record must be a dict with keys 'L', 'b' and 'm', got {rec!r}")
     n = comp.n
