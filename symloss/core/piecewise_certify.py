@@ -10,6 +10,8 @@ from fractions import Fraction
 import mpmath
 import sympy as sp
 from flint import arb, arb_mat, fmpq
+from sympy.polys.domains import QQ
+from sympy.polys.matrices import DomainMatrix
 
 from .definition import RHO
 from .krawczyk import _krawczyk, _newton_arb
@@ -61,6 +63,17 @@ def _exact_solution(piece, rho):
     rows = [r.xreplace({RHO: _q(rho)}) for r in piece.rows]
     if not piece.unknowns:
         return {} if all(sp.expand(r) == 0 for r in rows) else None
+    fast = _rational_linear_system(rows, piece.unknowns)
+    if fast is not None:
+        # rational coefficients: the same unique zero (or the same singular matrix) as the generic
+        # solve below, by exact elimination over QQ (SymPy's DomainMatrix, no generic Matrix)
+        A, b = fast
+        if len(rows) != len(piece.unknowns):
+            return None
+        if A.det() == 0:
+            return None
+        sol = A.lu_solve(b).to_Matrix()
+        return {z: sp.Rational(s) for z, s in zip(piece.unknowns, sol)}
     try:
         A, b = sp.linear_eq_to_matrix(rows, piece.unknowns)
         if A.det() == 0:
@@ -69,6 +82,28 @@ def _exact_solution(piece, rho):
     except (ValueError, ZeroDivisionError, sp.PolynomialError):
         return None
     return {z: (s if s.is_Rational else None) for z, s in zip(piece.unknowns, sol)}
+
+
+def _rational_linear_system(rows, unknowns):
+    """``(A, b)`` over QQ (SymPy ``DomainMatrix``) with ``A z = b`` the rows ``= 0``, when every term of
+    every row is a rational number or a rational multiple of one unknown; else None."""
+    index = {z: j for j, z in enumerate(unknowns)}
+    n = len(unknowns)
+    A = [[QQ(0)] * n for _ in rows]
+    b = [[QQ(0)] for _ in rows]
+    for i, r in enumerate(rows):
+        for term in sp.Add.make_args(r):
+            c, rest = term.as_coeff_Mul()
+            if not c.is_Rational:
+                return None
+            c = QQ(int(c.p), int(c.q))
+            if rest is sp.S.One:
+                b[i][0] -= c
+            elif rest in index:
+                A[i][index[rest]] += c
+            else:
+                return None
+    return DomainMatrix(A, (len(rows), n), QQ), DomainMatrix(b, (len(rows), 1), QQ)
 
 
 def _check_box(model, piece, box, R, exact=None, rho=None) -> tuple:

@@ -2,6 +2,10 @@ r"""The pieces of a piecewise-smooth definition: the switching surfaces (:func:`
 the reducer that replaces every non-smooth atom by its branch on a face, and :class:`PieceSystem`, the
 smooth square system of one piece (:func:`_build_piece`), with the exact rational helpers. The method
 is described in :mod:`symloss.core.piecewise`, which re-exports every name.
+
+Size: about 620 lines. The reducer, the piece system and the evaluators of a piece (:class:`_CompiledPiece`,
+made lazily, with the memoised Jacobian and linearity test) are kept together because the evaluators
+are the cost of a new piece; their code generation is :mod:`symloss.core.piece_lambdify`.
 """
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from fractions import Fraction
 import sympy as sp
 
 from .definition import RHO
-from .printers import arb_lambdify, numpy_lambdify
+from .piece_lambdify import _lambdify, _printed  # noqa: F401 - re-exported (tests)
 
 #: the SymPy heads of a piecewise-smooth rate
 NONSMOOTH_FUNCTIONS = (sp.Heaviside, sp.Min, sp.Max, sp.Abs, sp.sign, sp.Piecewise)
@@ -23,8 +27,10 @@ NONSMOOTH_FUNCTIONS = (sp.Heaviside, sp.Min, sp.Max, sp.Abs, sp.sign, sp.Piecewi
 # the switching surfaces of a definition
 # ==================================================================================================
 
-def _relationals(cond):
-    return [a for a in sp.preorder_traversal(cond) if isinstance(a, sp.core.relational.Relational)]
+@functools.lru_cache(maxsize=1 << 16)
+def _relationals(cond) -> tuple:
+    """The relationals of a condition, in preorder (memoised: a pure function of the condition)."""
+    return tuple(a for a in sp.preorder_traversal(cond) if isinstance(a, sp.core.relational.Relational))
 
 
 def _atom_switches(atom) -> list:
@@ -45,6 +51,33 @@ def _atom_switches(atom) -> list:
 # that expression only, so a memo hit returns exactly what the computation would: no result depends on
 # what was computed before.
 _MEMO_SIZE = 1 << 16
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _depends_on_state(s) -> bool:                  # Whether ``s`` has a free symbol other than the load.
+    return bool(sp.sympify(s).free_symbols - {RHO})
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _is_smooth(e) -> bool:
+    """Whether ``e`` has no non-smooth atom (``not e.has(*NONSMOOTH_FUNCTIONS)``; memoised)."""
+    return not e.has(*NONSMOOTH_FUNCTIONS)
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _on_face(e, face_items: frozenset):
+    """``e.xreplace(face)`` (memoised per expression and face)."""
+    return e.xreplace(dict(face_items))
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _rel_diff(r):                                   # ``r.lhs - r.rhs`` of a relational
+    return r.lhs - r.rhs
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _symbol_names(e) -> frozenset:                  # The ``str`` of the free symbols of ``e``.
+    return frozenset(str(s) for s in e.free_symbols)
 
 
 @functools.lru_cache(maxsize=_MEMO_SIZE)
@@ -180,7 +213,7 @@ class _Reducer:
         sf = self._face(s)
         if sf.is_number:
             return int(sp.sign(sf))
-        if not (sf.free_symbols - {RHO}):         # a function of the load only: decided exactly
+        if not _depends_on_state(sf):            # a function of the load only: decided exactly
             v = int(sp.sign(sf.xreplace(self.rho_sub)))
             self.rho_decisions[_key_str(sf)] = (sf, v)
             return v
@@ -202,7 +235,7 @@ class _Reducer:
     def surface(self, s):
         """``(key, orientation)`` of a surface through the point, or None."""
         sf = self._face(s)
-        if not (sf == 0 and sp.sympify(s).free_symbols - {RHO}):
+        if not (sf == 0 and _depends_on_state(s)):
             return None
         key, o = _orient(s)
         self.through[_key_str(key)] = key
@@ -221,8 +254,8 @@ class _Reducer:
     def reduce(self, e):
         if not isinstance(e, sp.Basic):
             return e
-        if not e.has(*NONSMOOTH_FUNCTIONS):
-            return e.xreplace(self.face)
+        if _is_smooth(e):
+            return _on_face(e, self._face_items)
         if isinstance(e, NONSMOOTH_FUNCTIONS):
             return self._atom(e)
         return e.func(*[self.reduce(a) for a in e.args])
@@ -313,7 +346,7 @@ class _Reducer:
                     return self.reduce(e)
                 rep = {}
                 for r in _relationals(c):
-                    s = r.lhs - r.rhs
+                    s = _rel_diff(r)
                     side = self._side(s)
                     sg = side if side is not None else self.sign(s)
                     if sg == 0:
@@ -396,7 +429,8 @@ class PieceSystem:
         return len(self.rows) == len(self.unknowns)
 
     def compiled(self):
-        """Float and ball evaluators of the rows, their Jacobian and the blocking (lambdified once).
+        """Float and ball evaluators of the rows, their Jacobian and the blocking (each lambdified
+        when first asked for, see :class:`_CompiledPiece`).
 
         Returns
         -------
@@ -404,26 +438,133 @@ class PieceSystem:
             ``G_np``, ``J_np`` (numpy), ``G_arb``, ``J_arb``, ``Jr_arb``, ``B_arb``, ``S_arb`` (the
             branch-decision functions; python-flint ``arb``) and ``linear`` (bool).
         """
-        if not self._compiled:
+        if not isinstance(self._compiled, _CompiledPiece):
             sig = tuple(sp.sympify(e) for e, _s in self.sign_exprs.values())
-            self._compiled.update(_compile_piece(tuple(self.unknowns), tuple(self.rows),
-                                                 sp.sympify(self.blocking), sig))
+            lazy = _CompiledPiece(tuple(self.unknowns), tuple(self.rows), sp.sympify(self.blocking), sig)
+            lazy.update(self._compiled)
+            self._compiled = lazy
         return self._compiled
 
 
+# The evaluators of a piece. Each is a pure function of the piece's expressions (the rows keep the load
+# as the symbol ``RHO``, so the pieces of one face at different loads are the same system), memoised on
+# them, and made only when first asked for: a piece whose float Newton fails needs no ball evaluator, a
+# linear piece solved exactly needs neither the blocking's nor the branch decisions' ball evaluator.
+# Lambdifying is the cost (SymPy's printing): :func:`~symloss.core.piece_lambdify._lambdify` prints each
+# expression once per process and writes the same code as :func:`~symloss.core.printers.arb_lambdify` /
+# ``numpy_lambdify`` (tests/core/test_piecewise_compile_speed.py compares the generated sources).
+
+
+
 @functools.lru_cache(maxsize=256)
+def _jacobian(unknowns: tuple, rows: tuple) -> list:
+    """``[[sp.diff(r, z) for z in unknowns] for r in rows]`` (``diff`` only in the unknowns a row
+    contains: the others give ``0``, as ``diff`` does)."""
+    out = []
+    for r in rows:
+        fs = r.free_symbols
+        out.append([_diff(r, z) if z in fs else sp.S.Zero for z in unknowns])
+    return out
+
+
+@functools.lru_cache(maxsize=_MEMO_SIZE)
+def _diff(e, z):
+    """``sympy.diff(e, z)`` (memoised: the rows of the pieces of neighbouring faces repeat)."""
+    return sp.diff(e, z)
+
+
+#: each evaluator: (what it reads of (unknowns, rows, blocking, sig), how it is made from them)
+_ENTRIES = {
+    "G_np": ((1, 1, 0, 0), lambda U, R, B, S: _lambdify("np", U + (RHO,), list(R))),
+    "J_np": ((1, 1, 0, 0), lambda U, R, B, S: _lambdify("np", U + (RHO,), _jacobian(U, R))),
+    "G_arb": ((1, 1, 0, 0), lambda U, R, B, S: _lambdify("arb", U + (RHO,), list(R))),
+    "J_arb": ((1, 1, 0, 0), lambda U, R, B, S: _lambdify("arb", U + (RHO,), _jacobian(U, R))),
+    "Jr_arb": ((1, 1, 0, 0), lambda U, R, B, S: _lambdify("arb", U + (RHO,), [_diff(r, RHO) for r in R])),
+    "B_arb": ((1, 0, 1, 0), lambda U, R, B, S: _lambdify("arb", U + (RHO,), B)),
+    "S_arb": ((1, 0, 0, 1), lambda U, R, B, S: _lambdify("arb", U + (RHO,), list(S))),
+    "linear": ((1, 1, 0, 0), lambda U, R, B, S: _is_linear(U, R)),
+}
+_ENTRY_READS = {k: v[0] for k, v in _ENTRIES.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _compile_entry(key: str, unknowns: tuple, rows: tuple, blocking, sig: tuple):
+    """One evaluator of :class:`_CompiledPiece` (memoised on the expressions it reads only: the others
+    are passed as ``None``)."""
+    return _ENTRIES[key][1](unknowns, rows, blocking, sig)
+
+
+class _CompiledPiece(dict):
+    """The evaluators of :meth:`PieceSystem.compiled`: a dict whose entries ``G_np``, ``J_np``,
+    ``G_arb``, ``J_arb``, ``Jr_arb``, ``B_arb``, ``S_arb`` and ``linear`` are made on first access
+    (other keys may be stored by callers, as a dict's)."""
+
+    def __init__(self, unknowns: tuple, rows: tuple, blocking, sig: tuple):
+        super().__init__()
+        self._parts = (unknowns, rows, blocking, sig)
+
+    def __missing__(self, key):
+        if key not in _ENTRY_READS:
+            raise KeyError(key)
+        parts = [p if r else None for p, r in zip(self._parts, _ENTRY_READS[key])]
+        v = _compile_entry(key, *parts)
+        self[key] = v
+        return v
+
+    def __contains__(self, key):
+        return key in _ENTRY_READS or dict.__contains__(self, key)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+
 def _compile_piece(unknowns: tuple, rows: tuple, blocking, sig: tuple) -> dict:
-    """The evaluators of :meth:`PieceSystem.compiled`, memoised on the piece's expressions (the rows
-    keep the load as the symbol ``RHO``, so the pieces of one face at different loads are the same
-    system: lambdifying 100 rows and their Jacobian took a second at C = 100)."""
-    args = list(unknowns) + [RHO]
-    J = [[sp.diff(r, z) for z in unknowns] for r in rows]
-    Jr = [sp.diff(r, RHO) for r in rows]
-    return dict(
-        G_np=numpy_lambdify(args, list(rows)), J_np=numpy_lambdify(args, J),
-        G_arb=arb_lambdify(args, list(rows)), J_arb=arb_lambdify(args, J), Jr_arb=arb_lambdify(args, Jr),
-        B_arb=arb_lambdify(args, blocking), S_arb=arb_lambdify(args, list(sig)),
-        linear=all(sp.Poly(r, *unknowns).total_degree() <= 1 for r in rows) if unknowns else True)
+    """All the evaluators of :meth:`PieceSystem.compiled` at once (a plain dict; the memoised entries)."""
+    c = _CompiledPiece(tuple(unknowns), tuple(rows), blocking, tuple(sig))
+    return {k: c[k] for k in _ENTRY_READS}
+
+
+def _is_linear(unknowns: tuple, rows: tuple) -> bool:
+    """Whether every row has total degree <= 1 in the unknowns, as ``sympy.Poly(row,
+    *unknowns).total_degree() <= 1`` says: read off the terms of a row that is a sum of distinct
+    monomials (rational coefficient times powers of symbols, as an expanded row is: no two terms can
+    cancel, so the degree is the largest degree of a term), SymPy's ``Poly`` for any other row."""
+    if not unknowns:
+        return True
+    U = set(unknowns)
+    for r in rows:
+        deg = _monomial_degree(r, U)
+        if deg is None:
+            deg = sp.Poly(r, *unknowns).total_degree()
+        if deg > 1:
+            return False
+    return True
+
+
+def _monomial_degree(r, U):
+    """The largest total degree in ``U`` of the terms of ``r`` when ``r`` is a sum of distinct
+    monomials (``c * s1**k1 * ...``: ``c`` rational, ``s`` symbols, ``k`` integers, ``>= 0`` for the
+    symbols of ``U``), else None."""
+    seen = set()
+    top = 0
+    for term in sp.Add.make_args(r):
+        c, mono = term.as_coeff_Mul()
+        if not c.is_Rational or mono in seen:
+            return None
+        seen.add(mono)
+        deg = 0
+        for f in sp.Mul.make_args(mono):
+            if f.is_Symbol:
+                deg += f in U
+            elif f.is_Pow and f.base.is_Symbol and f.exp.is_Integer:
+                if f.base in U:
+                    if f.exp < 0:
+                        return None
+                    deg += int(f.exp)
+            elif f is not sp.S.One:
+                return None
+        top = max(top, deg)
+    return top
 
 
 def _theta_symbol(i: int):
@@ -477,7 +618,7 @@ def _build_piece(model, rho, face, theta_spec, *, point=None, signs=None):
         if cand:
             dropped.append(cand[-1])          # refined by _choose_dropped with the float point
     rows = [drift[i] for i in rows_idx if i not in dropped] + inv_rows
-    unused = set(str(t) for t in ftheta) - set(str(s) for r in rows for s in r.free_symbols)
+    unused = set(str(t) for t in ftheta) - set().union(*[_symbol_names(r) for r in rows]) if ftheta else set()
     if unused:
         raise _Mismatch(f"the free weights {sorted(unused)} appear in no equation")
     spec_signs = {k: sg for k, (e, sg) in red.used_signs.items()}

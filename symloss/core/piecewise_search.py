@@ -16,6 +16,7 @@ from .float_start import default_initial_state
 from .piecewise_certify import _certify_piece
 from .piecewise_pieces import _build_piece, _Mismatch, _OnSurface, _q, switching_functions
 from .precision import PrecisionError
+from .printers import numba_statements
 
 #: the most face / weight combinations the search tries before giving up
 SEARCH_BUDGET = 400
@@ -109,57 +110,70 @@ def _sig_float(x: float) -> float:
     return e / (1.0 + e)
 
 
-def _heaviside_float(x: float, h0: float = 0.5) -> float:
-    return 1.0 if x > 0 else 0.0 if x < 0 else float(h0)
-
-
-#: the evaluators of the regularised drift and its Jacobian work on floats (``solve_ivp`` passes them
-#: the state as scalars)
-_FLOAT_MODULES = [{"_sig": _sig_float, "Heaviside": _heaviside_float}, "math"]
+#: the width of the switches as a symbol of the generated code (:func:`_regularised_code`)
+EPS = sp.Symbol("EPS", positive=True)
 
 _REG_CACHE: dict = {}
 
 
+def _regularised_code(model):
+    """Straight-line Python evaluators of the regularised drift and of its Jacobian (SymPy's
+    derivative, common subexpressions eliminated, every nonzero entry of the Jacobian assigned once;
+    the switch width ``EPS`` an argument), generated once per definition. The stiff integration calls
+    the drift thousands of times: SymPy's lambdified rows (a call of the sigmoid through ``math`` per
+    switch, no shared subexpressions) were most of a call of the piecewise solver at C = 5 to 100.
+    Returns ``(drift, jacobian)``: ``drift(x, rho, eps)`` a list, ``jacobian(x, rho, eps)`` an
+    ``n x n`` array, ``x`` any sequence of floats."""
+    key = model._definition_key()
+    hit = _REG_CACHE.get(key)
+    if hit is not None:
+        return hit
+    V = list(model.variables)
+    n = len(V)
+    rows = [_regularise(e, EPS) for e in model._drift]
+    names = {v: f"x{k}" for k, v in enumerate(V)}
+    names.update({RHO: "rho", EPS: "eps"})
+    head = [f"    x{k} = float(x[{k}])" for k in range(n)]
+    f_src = (["def _drift(x, rho, eps):"] + head + [f"    F = [0.0] * {n}"]
+             + numba_statements(rows, names, [f"F[{i}]" for i in range(n)], indent="    ")
+             + ["    return F"])
+    entries = [(i, j, d) for i, r in enumerate(rows) for j, v in enumerate(V) for d in (sp.diff(r, v),) if d != 0]
+    j_src = (["def _jacobian(x, rho, eps):"] + head + [f"    J = _zeros(({n}, {n}))"]
+             + numba_statements([d for *_ij, d in entries], names, [f"J[{i}, {j}]" for i, j, _d in entries],
+                                indent="    ")
+             + ["    return J"])
+    ns = {"_sig": _sig_float, "math": math, "_zeros": np.zeros}
+    exec(compile("\n".join(f_src), f"<regularised drift of {model.name}>", "exec"), ns)  # noqa: S102 - generated from the definition
+    exec(compile("\n".join(j_src), f"<regularised Jacobian of {model.name}>", "exec"), ns)  # noqa: S102
+    out = (ns["_drift"], ns["_jacobian"])
+    if len(_REG_CACHE) > 256:
+        _REG_CACHE.clear()
+    _REG_CACHE[key] = out
+    return out
+
+
 def _regularised_drift(model, eps=REGULARISATION):
-    key = (model._definition_key(), eps)
-    f = _REG_CACHE.get(key)
-    if f is None:
-        rows = [_regularise(e, eps) for e in model._drift]
-        f = sp.lambdify(list(model.variables) + [RHO], rows, modules=_FLOAT_MODULES)
-        if len(_REG_CACHE) > 256:
-            _REG_CACHE.clear()
-        _REG_CACHE[key] = f
-    return f
-
-
-_REG_JAC_CACHE: dict = {}
+    """The drift with every switch regularised at width ``eps``: ``f(*x, rho)``, a list of floats."""
+    f = _regularised_code(model)[0]
+    eps = float(eps)
+    return lambda *a: f(a[:-1], a[-1], eps)
 
 
 def _regularised_jacobian(model, eps=REGULARISATION):
-    """The Jacobian of the regularised drift (SymPy's derivative, lambdified once per definition), so
-    the stiff integration needs no finite-difference Jacobian (a drift evaluation per coordinate)."""
-    key = (model._definition_key(), eps)
-    f = _REG_JAC_CACHE.get(key)
-    if f is None:
-        V = list(model.variables)
-        rows = [_regularise(e, eps) for e in model._drift]
-        J = [[sp.diff(r, v) for v in V] for r in rows]
-        f = sp.lambdify(V + [RHO], J, modules=_FLOAT_MODULES)
-        if len(_REG_JAC_CACHE) > 256:
-            _REG_JAC_CACHE.clear()
-        _REG_JAC_CACHE[key] = f
-    return f
+    """The Jacobian of :func:`_regularised_drift`: ``J(*x, rho)``, an ``n x n`` array."""
+    f = _regularised_code(model)[1]
+    eps = float(eps)
+    return lambda *a: f(a[:-1], a[-1], eps)
 
 
 def _integrate(model, rho_f, x0, t):
     from scipy.integrate import solve_ivp
-    f = _regularised_drift(model)
-    jac = _regularised_jacobian(model)
-    n = len(model.variables)
+    f, jac = _regularised_code(model)
+    eps = REGULARISATION
     t = np.asarray(t, dtype=float)
-    sol = solve_ivp(lambda _t, y: np.asarray(f(*y, rho_f), dtype=float).ravel(), (0.0, float(t[-1])),
+    sol = solve_ivp(lambda _t, y: f(y, rho_f, eps), (0.0, float(t[-1])),
                     np.asarray(x0, dtype=float), method="LSODA", t_eval=t, rtol=1e-9, atol=1e-12,
-                    jac=lambda _t, y: np.asarray(jac(*y, rho_f), dtype=float).reshape(n, n))
+                    jac=lambda _t, y: jac(y, rho_f, eps))
     if not sol.success:
         raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
     return sol.y.T
@@ -169,16 +183,32 @@ def _integrate(model, rho_f, x0, t):
 _SETTLED = 1e-11
 
 
+#: the most drift evaluations of one settling (a search order only: the state reached is used)
+_SETTLE_WORK = 40_000
+
+
+class _WorkExceeded(Exception):
+    """Raised inside the integration when the settling's evaluation budget is spent."""
+
+
 def _settle(model, rho_f, x0, t_max=2e3):
     """Integrate the regularised drift on ``[0, 8]``, then on windows that double the time, until two
     successive states differ by less than ``_SETTLED`` or the time reaches ``t_max``; returns the final
     state (clipped to [0, 1]). Near a sliding surface the integrator chatters: the state of a user JSQ at
-    C = 100 was settled to 1e-12 at t = 30, and the steps from there to t = 2000 were 90 % of a call."""
+    C = 100 was settled to 1e-12 at t = 30, and the steps from there to t = 2000 were 90 % of a call.
+    The integration stops after ``_SETTLE_WORK`` drift evaluations with the last state of a finished
+    window (LSODA can stay in its non-stiff mode near a sliding surface: user JSQ at C = 20, rho =
+    10.25 took 2.9 million steps on [8, 16] after a change of the rounding of the drift, having moved
+    by 8e-6 on that window)."""
     x = np.asarray(x0, dtype=float)
     t = 0.0
     t_next = 8.0
+    work = [0]
     while True:
-        X = _integrate_window(model, rho_f, x, t, t_next)
+        try:
+            X = _integrate_window(model, rho_f, x, t, t_next, work)
+        except _WorkExceeded:
+            break
         moved = float(np.max(np.abs(X - x))) if x.size else 0.0
         x, t = X, t_next
         if moved < _SETTLED or t >= t_max:
@@ -187,14 +217,21 @@ def _settle(model, rho_f, x0, t_max=2e3):
     return np.clip(x, 0.0, 1.0), 10 * REGULARISATION
 
 
-def _integrate_window(model, rho_f, x, t0, t1):
+def _integrate_window(model, rho_f, x, t0, t1, work=None):
+    """The regularised drift integrated from ``x`` at ``t0`` to ``t1`` (LSODA); ``work`` (a
+    one-element list) counts the drift evaluations, :class:`_WorkExceeded` past ``_SETTLE_WORK``."""
     from scipy.integrate import solve_ivp
-    f = _regularised_drift(model)
-    jac = _regularised_jacobian(model)
-    n = len(model.variables)
-    sol = solve_ivp(lambda _t, y: np.asarray(f(*y, rho_f), dtype=float).ravel(), (t0, t1), x,
-                    method="LSODA", t_eval=[t1], rtol=1e-9, atol=1e-12,
-                    jac=lambda _t, y: np.asarray(jac(*y, rho_f), dtype=float).reshape(n, n))
+    f, jac = _regularised_code(model)
+    eps = REGULARISATION
+    work = [0] if work is None else work
+
+    def fun(_t, y):
+        work[0] += 1
+        if work[0] > _SETTLE_WORK:
+            raise _WorkExceeded
+        return f(y, rho_f, eps)
+    sol = solve_ivp(fun, (t0, t1), x, method="LSODA", t_eval=[t1], rtol=1e-9, atol=1e-12,
+                    jac=lambda _t, y: jac(y, rho_f, eps))
     if not sol.success:
         raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
     return sol.y[:, -1]
@@ -360,7 +397,6 @@ def _try_face(model, rho, face, xh, dps, budget, R_ball=None, ends=False):
     ``budget`` (a one-element list) counts the weight choices tried."""
     V = list(model.variables)
     point = {v: sp.Float(float(xh[j])) for j, v in enumerate(V)}
-    rho_f = float(rho)
     first = _builds_at(model, rho, face, {}, point)
     if not first:
         return None
@@ -403,18 +439,23 @@ def _newton_and_certify(model, rho, face, spec, point, pc, xh, dps, R_ball):
             kept[exc.key] = pc.signs[exc.key]
         except _Mismatch:
             return None
+    tries = [(pc, z)]
     if pc2.signs != pc.signs:
-        if not pc2.square:
-            return None
-        z, ok = _float_newton(pc2, z, rho_f)
-        if not ok:
-            return None
-        pc = pc2
-    try:
-        cert = _certify_piece(model, pc, z, rho, dps, R_ball)
-    except (_Mismatch, PrecisionError, ZeroDivisionError, ValueError):
-        return None
-    return pc, cert
+        # the Newton point is on the other side of a surface than the float state: try the piece of
+        # that side first, then the state's own piece (a zero within a rounding of a surface, e.g.
+        # JSQ(3) at rho = 3 - 1e-50, whose u3 = 1 - 1e-50 is the float 1 or the next float above)
+        tries = []
+        if pc2.square:
+            z2, ok2 = _float_newton(pc2, z, rho_f)
+            if ok2:
+                tries.append((pc2, z2))
+        tries.append((pc, z))
+    for cand, zc in tries:
+        try:
+            return cand, _certify_piece(model, cand, zc, rho, dps, R_ball)
+        except (_Mismatch, PrecisionError, ZeroDivisionError, ValueError):
+            continue
+    return None
 
 
 def _search(model, rho, dps, x_start=None, R_ball=None, tally=None):
