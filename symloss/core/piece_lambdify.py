@@ -1,13 +1,13 @@
-"""``sympy.lambdify`` for the evaluators of a piece (:mod:`symloss.core.piecewise_pieces`), with each
+"""``sympy.lambdify`` for the evaluators of a piece (``symloss.core.piecewise_pieces``), with each
 expression printed once per process.
 
 A new piece of a piecewise-smooth model needs seven evaluators (rows, Jacobian, load derivative,
 blocking, branch decisions; floats and ``arb`` balls), and ``sympy.lambdify`` prints every expression
 twice (the code and the docstring) on every call: at C = 20 the printing was most of the cost of a new
-piece. :func:`_lambdify` writes the same code as :func:`~symloss.core.printers.arb_lambdify` and
+piece. ``_lambdify`` writes the same code as :func:`~symloss.core.printers.arb_lambdify` and
 :func:`~symloss.core.printers.numpy_lambdify` (the same printers and namespaces; the generated sources
 are compared in ``tests/core/test_piecewise_compile_speed.py``), memoising the printed text of each
-expression (:func:`_printed`, a pure function of the expression). Any input it does not handle (a
+expression (``_printed``, a pure function of the expression). Any input it does not handle (a
 ``Dummy`` argument, a ``Subs``, an implemented function), or a SymPy without the namespace helper it
 uses, goes to ``sympy.lambdify`` itself.
 """

@@ -430,7 +430,7 @@ class PieceSystem:
 
     def compiled(self):
         """Float and ball evaluators of the rows, their Jacobian and the blocking (each lambdified
-        when first asked for, see :class:`_CompiledPiece`).
+        when first asked for, see ``_CompiledPiece``).
 
         Returns
         -------

@@ -143,7 +143,8 @@ def _regularised_code(model):
                                 indent="    ")
              + ["    return J"])
     ns = {"_sig": _sig_float, "math": math, "_zeros": np.zeros}
-    exec(compile("\n".join(f_src), f"<regularised drift of {model.name}>", "exec"), ns)  # noqa: S102 - generated from the definition
+    # generated from the definition's expressions (numba_statements), not from user text
+    exec(compile("\n".join(f_src), f"<regularised drift of {model.name}>", "exec"), ns)  # noqa: S102
     exec(compile("\n".join(j_src), f"<regularised Jacobian of {model.name}>", "exec"), ns)  # noqa: S102
     out = (ns["_drift"], ns["_jacobian"])
     if len(_REG_CACHE) > 256:

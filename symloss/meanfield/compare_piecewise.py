@@ -1,6 +1,7 @@
 r"""Certified comparisons where at least one model is **piecewise smooth** (JSQ, join-the-idle-queue,
-threshold policies written with ``Heaviside``/``Min``/``Max``/``Piecewise``), on a bounded load range
-:math:`[\rho_{min}, \rho_{max}]` given by the caller.
+threshold policies written with ``Heaviside``/``Min``/``Max``/``Piecewise``), on a load range
+:math:`[\rho_{min}, \rho_{max}]` given by the caller, extended to the ends where an exact argument
+applies.
 
 Method
 ------
@@ -42,6 +43,14 @@ points are the only ones (for a piecewise model uniqueness on the state space is
 the signs at ``rho_min`` / ``rho_max``
 are those of the first and last piece, also in ``certificate["summary"]``).
 
+*Small-load end.* When the first cell of a piecewise model is an exact piece that holds on the whole
+:math:`(0, \rho_j)` with blocking identically 0 (JSQ, join-the-idle-queue below ``rho = 1``) and the
+other model is smooth, the sign on :math:`(0, \rho_j]` is PROVED by the smooth model's certified end
+branch at ``rho -> 0`` with a blocking enclosed positive (:mod:`symloss.meanfield.compare_piecewise_zero`,
+``certificate["zero_end"]``; ``rho_j`` is ``rho_min / 2^j``, the range then tiled down to it, and
+``sign_at_zero`` is set). With both ends the result holds on :math:`(0, \infty)` (status
+``"PROVED on (0, oo)"``; uniqueness of the fixed points stays an assumption, see ``parts``).
+
 *Large-load end.* When the last cell of a piecewise model is an exact piece that holds on the whole
 :math:`(\rho_{max}, \infty)` (Sturm counts) with the least blocking the state space allows,
 :math:`1 - n/\rho` (JSQ beyond ``rho = C``), and the other model is smooth, of tail kind, with a
@@ -53,7 +62,8 @@ last crossing when ``a`` blocks less after it).
 
 Degenerate loads where a non-linear piece meets a switching surface (join-the-idle-queue at ``rho = 1``,
 the regime changes of a threshold policy) are not certified by this path: give a range that avoids them
-(the search then stops with an ``ArithmeticError`` naming the load).
+(the search then stops with an ``ArithmeticError`` naming the load), as is a piece that ends at an
+irrational load (a regime change of a threshold policy at a root of a cubic: no rational cell end).
 
 Layout: the two sides of a cell (a piecewise model's pieces, a smooth model's tubes) are in
 :mod:`symloss.meanfield.compare_piecewise_sides`; this module holds the tiling, the ends, the summary and
@@ -78,17 +88,23 @@ from ..core.piecewise import is_piecewise_model, piecewise_fixed_point
 from ..core.precision import PrecisionError, flint_prec
 from .comparison_types import CertificateMismatch, CertifiedComparison, Crossing, _need, _version
 from .enclosures import _dec, parse_q, q_str
-from .compare_piecewise_sides import _PT_DPS, _CellFail, _PwSide, _SmoothSide
+from .compare_piecewise_sides import _PT_DPS, _CellFail, _irrational_end, _PwSide, _SmoothSide
+from .compare_piecewise_zero import ZERO_LEMMA, find_zero_end, verify_zero_end
 
 __all__ = ["FORMAT_PIECEWISE", "piecewise_comparison", "verify_piecewise_comparison", "check_load_range"]
 
 FORMAT_PIECEWISE = "symloss.comparison/piecewise/1"
 _MAX_HALVINGS = 40
+#: the least relative width of a cell (below: a load the tiling only approaches, refused)
+_MIN_WIDTH = Fraction(1, 2 ** 200)
 
 _ASSUME_RANGE_END = ("the comparison is certified on [rho_min, oo): the loads below rho_min are NOT CERTIFIED "
                      "(sign_at_zero is None)")
 _ASSUME_RANGE = ("the comparison is certified on [rho_min, rho_max] only: the loads below rho_min and above "
                  "rho_max are NOT CERTIFIED (sign_at_zero, sign_at_infinity and threshold are None)")
+_ASSUME_ZERO = ("the comparison is certified on (0, rho_max] only (the small-load end by its lemma): the loads "
+                "above rho_max are NOT CERTIFIED (sign_at_infinity and threshold are None)")
+_ASSUME_ALL = "the comparison is certified on (0, oo): the small-load and the large-load ends by their lemmas"
 
 
 
@@ -222,7 +238,16 @@ class _Search:
         x0, w = rho_lo, Fraction(1, 8)
         halvings = 0
         while x0 < rho_hi:
-            x1 = min(_dyadic_below(x0 * (1 + w), 8 + max(0, -math.floor(math.log2(w)))), rho_hi)
+            if w < _MIN_WIDTH:
+                raise ArithmeticError(
+                    f"piecewise comparison: the cells near rho = {float(x0)} shrink below relative width 2^-200 "
+                    "(a breakpoint of a piece at an irrational load, or a tangency of the two blockings, "
+                    "approached geometrically); such a load is not certified by this path: choose a range "
+                    "that avoids it")
+            lw = w.numerator.bit_length() - w.denominator.bit_length()
+            if w < Fraction(2) ** lw:
+                lw -= 1                                          # floor(log2 w), exactly
+            x1 = min(_dyadic_below(x0 * (1 + w), 8 + max(0, -lw)), rho_hi)
             if not x0 < x1:
                 x1 = rho_hi
             try:
@@ -230,6 +255,8 @@ class _Search:
                 why = "the enclosures of B_a and B_b overlap"
             except _CellFail as exc:
                 cell, why = None, str(exc)
+                if exc.irrational is not None and x1 - x0 < x0 / 2 ** 20:
+                    _irrational_end(exc.irrational, x0, x1)
                 inside = [q for q in exc.roots if x0 < q < x1]
                 if inside:                        # a breakpoint of a piece, exactly: end the cell there
                     x1b = inside[0]
@@ -327,16 +354,17 @@ def _infinity_end(sides, cells, models, r_hi):
     return None
 
 
-def _parts(model_a, model_b, evidence, end=None) -> dict:
-    parts = {"range": "PROVED", "below_rho_min": "NOT CERTIFIED",
+def _parts(model_a, model_b, evidence, end=None, zero=None) -> dict:
+    parts = {"range": "PROVED", "below_rho_min": ZERO_LEMMA if zero is not None else "NOT CERTIFIED",
              "above_rho_max": _END_LEMMA if end is not None else "NOT CERTIFIED"}
     for k, m in (("a", model_a), ("b", model_b)):
         parts[f"uniqueness_{k}"] = evidence.get(k, "NOT CHECKED")
     return parts
 
 
-def _assumptions(models, end=None) -> list:
-    out = [_ASSUME_RANGE if end is None else _ASSUME_RANGE_END]
+def _assumptions(models, end=None, zero=None) -> list:
+    out = [{(False, False): _ASSUME_RANGE, (True, False): _ASSUME_RANGE_END, (False, True): _ASSUME_ZERO,
+            (True, True): _ASSUME_ALL}[(end is not None, zero is not None)]]
     for k, m in models.items():
         if is_piecewise_model(m):
             out.append(f"model {k} ({m!r}, piecewise smooth): the certified Filippov equilibrium of each cell and "
@@ -372,10 +400,11 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
     Returns
     -------
     CertifiedComparison
-        Pieces and crossings in the range (the last piece to ``"oo"`` when the large-load end is
-        proved); ``certificate["parts"]`` says what is PROVED, what is EVIDENCE and what is NOT
-        CERTIFIED; ``sign_at_zero`` is ``None``, ``sign_at_infinity`` and ``threshold`` too unless the
-        large-load end is proved.
+        Pieces and crossings in the range (the first piece from ``"0"`` when the small-load end is
+        proved, the last piece to ``"oo"`` when the large-load end is); ``certificate["parts"]`` says
+        what is PROVED, what is EVIDENCE and what is NOT CERTIFIED; ``sign_at_zero`` is ``None`` unless
+        the small-load end is proved, ``sign_at_infinity`` and ``threshold`` unless the large-load end
+        is.
 
     Raises
     ------
@@ -405,9 +434,11 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
         raise ValueError("piecewise_comparison needs at least one piecewise-smooth model (use certified_comparison)")
     S = _Search(model_a, model_b, dps, prec)
     cells = S.tile(r_lo, r_hi)
+    zero, extra = find_zero_end(S, cells, models, r_lo, prec)
+    cells = extra + cells
     _piece_changes(S, cells)
     points = {}
-    for r, need in _point_needs(cells, {k: S.sides[k].kind for k in ("a", "b")}).items():
+    for r, need in _point_needs(cells, {k: S.sides[k].kind for k in ("a", "b")}, q_str(r_lo)).items():
         points[r] = {k: (S.sides[k].point(parse_q(r))[0] if need[k] else None) for k in ("a", "b")}
     evidence = {}
     if uniqueness_evidence:
@@ -423,8 +454,8 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
             "models": {k: {"repr": repr(m), "fingerprint": m.fingerprint(), "piecewise": is_piecewise_model(m)}
                        for k, m in models.items()},
             "range": [q_str(r_lo), q_str(r_hi)], "dps": dps, "prec": prec,
-            "assumptions": _assumptions(models, end), "parts": _parts(model_a, model_b, evidence, end),
-            "cells": cells, "points": points, "infinity_end": end}
+            "assumptions": _assumptions(models, end, zero), "parts": _parts(model_a, model_b, evidence, end, zero),
+            "cells": cells, "points": points, "infinity_end": end, "zero_end": zero}
     return _finish(data, model_a, model_b, S.sides, t0, "")
 
 
@@ -442,7 +473,8 @@ def _finish(data, model_a, model_b, sides, t0, suffix):
             raise (CertificateMismatch if suffix else ArithmeticError)(
                 f"the sign of B_a - B_b at the cell end rho = {r} is not decided")
         psigns[r] = s
-    summary = _summary(data["cells"], psigns, data["range"], data["infinity_end"])
+    zero = data.get("zero_end")
+    summary = _summary(data["cells"], psigns, data["range"], data["infinity_end"], zero)
     if suffix:
         _need(summary == data["summary"], "the stored summary differs from the recomputed one")
     else:
@@ -450,28 +482,36 @@ def _finish(data, model_a, model_b, sides, t0, suffix):
     crossings = [Crossing(c["rho"][0], c["rho"][1], c["sign_after"]) for c in summary["crossings"]]
     end = data["infinity_end"]
     lo, hi = data["range"]
-    where = (f"[{lo}, {hi}] only (outside: NOT CERTIFIED)" if end is None else
-             f"[{lo}, {hi}], and (rho_max, oo) by exact structure (below {lo}: NOT CERTIFIED)")
+    below = (f"(0, {zero['rho_join']}] by the end piece at rho -> 0" if zero is not None else
+             f"below {lo}: NOT CERTIFIED")
+    where = (f"[{lo}, {hi}] only (outside: NOT CERTIFIED)" if end is None and zero is None else
+             f"[{lo}, {hi}], {below}, above {hi}: NOT CERTIFIED" if end is None else
+             f"[{lo}, {hi}], and (rho_max, oo) by exact structure ({below})")
     method = ("piecewise: exact pieces (load as a symbol, Sturm counts) or parametric Krawczyk pieces for the "
               "piecewise-smooth model(s), Krawczyk tubes for a smooth one, on load cells of " + where + suffix)
     # the signs as rho -> 0 and rho -> oo are not certified on a bounded range: None (holds_everywhere is
     # then False); the signs at rho_min / rho_max are in the pieces and in certificate["summary"]
     extra = {}
     if "status" in {f.name for f in dataclasses.fields(CertifiedComparison)}:
-        extra = {"status": f"PROVED on [{lo}, {hi}] only" if end is None else f"PROVED on [{lo}, oo) only",
+        left = "(0" if zero is not None else f"[{lo}"
+        right = "oo)" if end is not None else f"{hi}]"
+        extra = {"status": "PROVED on (0, oo)" if (zero is not None and end is not None) else
+                 f"PROVED on {left}, {right} only",
                  "reason": (
-            (f"loads below {lo} and above {hi}: NOT CERTIFIED" if end is None else
-             f"loads below {lo}: NOT CERTIFIED") + "; uniqueness of the fixed points: model a "
+            ", ".join(x for x in (f"loads below {lo}" if zero is None else "",
+                                  f"loads above {hi}" if end is None else "") if x) +
+            (": NOT CERTIFIED; " if (zero is None or end is None) else "") + "uniqueness of the fixed points: model a "
             f"{data['parts']['uniqueness_a']}, model b {data['parts']['uniqueness_b']} (assumed, see the "
             "certificate's assumptions)")}
     return CertifiedComparison((repr(model_a), repr(model_b)), summary["pieces"], crossings, summary["count"],
-                               None, summary["sign_at_oo"], summary["threshold"], method, data,
+                               summary["sign_at_zero"], summary["sign_at_oo"], summary["threshold"], method, data,
                                time.perf_counter() - t0, **extra)
 
 
-def _point_needs(cells, kinds) -> dict:
+def _point_needs(cells, kinds, rho_min=None) -> dict:
     """The cell ends and, for each side, whether a point certificate is stored there: always for a
-    smooth model (its point boxes chain the tubes), for a piecewise model where a cell is open."""
+    smooth model (its point boxes chain the tubes), for a piecewise model where a cell is open; both
+    at the ends of the tiling and at ``rho_min`` (the caller's range, a cell end)."""
     needs = {}
     for i, c in enumerate(cells):
         for j, r in enumerate(c["rho"]):
@@ -480,12 +520,13 @@ def _point_needs(cells, kinds) -> dict:
                 if not c["closed"][k][j]:
                     d[k] = True
     if cells:
-        for r in (cells[0]["rho"][0], cells[-1]["rho"][1]):    # the range ends: always both
-            needs[r] = {"a": True, "b": True}
+        for r in (cells[0]["rho"][0], cells[-1]["rho"][1], rho_min):    # the range ends: always both
+            if r is not None and r in needs:
+                needs[r] = {"a": True, "b": True}
     return needs
 
 
-def _summary(cells, psigns, rng, end=None) -> dict:
+def _summary(cells, psigns, rng, end=None, zero=None) -> dict:
     """Pieces and crossings from the cells' signs and the end points' signs (sign 0: a tie)."""
     segs = []                                    # (lo, hi, sign) with crossings as lo == hi marks
     crossings = []
@@ -520,8 +561,15 @@ def _summary(cells, psigns, rng, end=None) -> dict:
         pieces[-1]["rho"][1] = "oo"
         if end["sign"] == -1 and crossings and crossings[-1]["sign_after"] == -1:
             thr = {"rho": list(crossings[-1]["rho"])}
+    if zero is not None:
+        if pieces[0]["sign"] != zero["sign"] or psigns.get(cells[0]["rho"][0], zero["sign"]) != zero["sign"]:
+            raise CertificateMismatch("the small-load end's sign differs from the first piece's")
+        pieces[0]["rho"][0] = "0"
+        if end is not None and not crossings and zero["sign"] == -1:
+            thr = {"value": "0"}                 # a blocks less at every load
     return {"count": len(crossings), "crossings": crossings, "pieces": pieces, "range": list(rng),
             "sign_at_oo": None if end is None else end["sign"], "threshold": thr,
+            "sign_at_zero": None if zero is None else zero["sign"],
             "sign_at_min": psigns[rng[0]] if psigns[rng[0]] != 0 else pieces[0]["sign"],
             "sign_at_max": psigns[rng[1]] if psigns[rng[1]] != 0 else pieces[-1]["sign"]}
 
@@ -567,12 +615,12 @@ def verify_piecewise_comparison(data, model_a, model_b, *, t0=None) -> Certified
 
 
 _KEYS = {"format", "symloss_version", "models", "range", "dps", "prec", "assumptions", "parts", "cells", "points",
-         "infinity_end", "summary"}
+         "infinity_end", "zero_end", "summary"}
 
 
 def _verify(data, model_a, model_b, t0):
     _need(isinstance(data, dict) and data.get("format") == FORMAT_PIECEWISE, "not a piecewise comparison certificate")
-    _need(set(data) == _KEYS, f"unknown or missing fields {sorted(set(data) ^ _KEYS)}")
+    _need(set(data) in (_KEYS, _KEYS - {"zero_end"}), f"unknown or missing fields {sorted(set(data) ^ _KEYS)}")
     models = {"a": model_a, "b": model_b}
     for k, m in models.items():
         rec = data["models"][k]
@@ -588,15 +636,18 @@ def _verify(data, model_a, model_b, t0):
     if end is not None:
         _need(end == _infinity_end(sides, data["cells"], models, r_hi),
               "the large-load end does not follow from the last cell and the models' equations")
-    _need(data["assumptions"] == _assumptions(models, end), "the stored assumptions differ")
+    zero = data.get("zero_end")
+    _need(data["assumptions"] == _assumptions(models, end, zero), "the stored assumptions differ")
     parts = data["parts"]
-    _need(parts.get("range") == "PROVED" and parts.get("below_rho_min") == "NOT CERTIFIED"
+    _need(parts.get("range") == "PROVED" and parts.get("below_rho_min") == (ZERO_LEMMA if zero is not None else
+                                                                          "NOT CERTIFIED")
           and parts.get("above_rho_max") == (_END_LEMMA if end is not None else "NOT CERTIFIED") and set(parts) == {
               "range", "below_rho_min", "above_rho_max", "uniqueness_a", "uniqueness_b"}, "the stored parts differ")
     for k, m in models.items():
         u = parts[f"uniqueness_{k}"]
         _need(not u.startswith("PROVED"), f"model {k}: uniqueness cannot be PROVED by this path")
-    prev = r_lo
+    prev = r_lo if zero is None else parse_q(zero["rho_join"])
+    _need(prev <= r_lo, "the small-load end joins above rho_min")
     for i, c in enumerate(data["cells"]):
         r0, r1 = parse_q(c["rho"][0]), parse_q(c["rho"][1])
         _need(r0 == prev and r1 > r0, f"cell {i} does not continue the tiling")
@@ -637,10 +688,13 @@ def _verify(data, model_a, model_b, t0):
             rl, rh = Fraction(ref["rho"][0]), Fraction(ref["rho"][1])
             _need(rl <= lo < hi <= rh and rh - rl <= Fraction(1, 10 ** dps), f"cell {i}: crossing interval too wide")
     _need(prev == r_hi, "the cells do not reach rho_max")
-    needs = _point_needs(data["cells"], {k: sides[k].kind for k in ("a", "b")})
+    needs = _point_needs(data["cells"], {k: sides[k].kind for k in ("a", "b")}, data["range"][0])
+    _need(data["range"][0] in needs, "rho_min is not a cell end")
     _need(set(data["points"]) == set(needs), "the point certificates are not those of the cell ends")
     for r, need in needs.items():
         for k in ("a", "b"):
             _need(set(data["points"][r]) == {"a", "b"} and (data["points"][r][k] is not None) == need[k],
                   f"the point certificate of model {k} at rho = {r} is missing or not expected")
+    if zero is not None:
+        verify_zero_end(zero, sides, data["cells"], models, data["points"], prec)
     return _finish(data, model_a, model_b, sides, t0, " (re-checked)")

@@ -30,9 +30,14 @@ _PT_DPS = 20
 
 
 class _CellFail(Exception):
-    def __init__(self, msg, roots=()):
+    """A cell that is not certified; ``roots``: rational loads inside it where a piece ends (cell ends
+    to try), ``irrational``: the polynomial (``sympy.Poly`` in the load) of a piece's end at an
+    irrational load inside it."""
+
+    def __init__(self, msg, roots=(), irrational=None):
         super().__init__(msg)
         self.roots = list(roots)
+        self.irrational = irrational
 
 
 
@@ -103,6 +108,19 @@ def _conditions(model, pc, sub) -> list:
     return [(sp.cancel(sp.sympify(e).xreplace(sub)), s) for e, s in out]
 
 
+def _irrational_end(P, x0: Fraction, x1: Fraction) -> None:
+    """Raise the error of a piece that ends at an irrational root of ``P`` (a ``sympy.Poly`` in the
+    load) inside ``(x0, x1)``: rational cells only approach it (the tiling would halve forever)."""
+    lo, hi = sp.Rational(x0.numerator, x0.denominator), sp.Rational(x1.numerator, x1.denominator)
+    roots = [iv for iv, _k in P.intervals(eps=(hi - lo) / 8) if lo < iv[1] and iv[0] < hi]
+    if not roots:
+        return
+    r = float((roots[0][0] + roots[0][1]) / 2)
+    raise ArithmeticError(f"piecewise comparison: a piece ends at the irrational load rho = {r!r} (a root of "
+                          f"{P.as_expr()}, rho the load); rational cells cannot end there, so this load is not "
+                          "certified by this path: choose a range that avoids it")
+
+
 def _roots_inside(P, r0, r1) -> list:
     return sorted(Fraction(int(r.p), int(r.q)) for r in sp.Poly(P, RHO).ground_roots()
                   if r.is_Rational and r0 < Fraction(int(r.p), int(r.q)) < r1)
@@ -171,9 +189,10 @@ class _ExactPiece:
                 Ps = P.sqf_part()
                 inner = Ps.count_roots(a, b) - int(Ps.eval(a) == 0) - int(b is not None and Ps.eval(b) == 0)
                 if inner > 0:
+                    rat = _roots_inside(P.as_expr(), r0, r1) if r1 is not None else []
+                    irr = Ps if r1 is not None and not rat else None    # the piece ends at an irrational load
                     raise _CellFail(f"a condition of the exact piece ({f}) changes sign on "
-                                    f"({float(r0)}, {r1 and float(r1)})",
-                                    _roots_inside(P.as_expr(), r0, r1) if r1 is not None else [])
+                                    f"({float(r0)}, {r1 and float(r1)})", rat, irr)
             if not f.xreplace({RHO: (a + b) / 2 if b is not None else a + 1}) > 0:
                 raise _CellFail(f"a condition of the exact piece ({f}) fails on ({float(r0)}, {r1 and float(r1)})")
             for i, e in enumerate((a, b)):
@@ -344,7 +363,8 @@ class _PwSide:
             except (PrecisionError, ArithmeticError, ValueError) as exc:
                 fails.append(_CellFail(str(exc)))
         roots = sorted({q for f in fails for q in f.roots})
-        raise _CellFail("; ".join(dict.fromkeys(str(f) for f in fails)), roots)
+        raise _CellFail("; ".join(dict.fromkeys(str(f) for f in fails)), roots,
+                        next((f.irrational for f in fails if f.irrational is not None), None))
 
     def _start(self, pc, res):
         """A float start for Newton: the certified point of ``res`` (its piece may differ)."""

@@ -47,24 +47,30 @@ def test_jsq_blocks_less_than_power_of_d(jsq_pod):
     assert res.certificate["format"] == FORMAT_PIECEWISE
     assert res.count == 0 and [p["sign"] for p in res.pieces] == [-1]
     # beyond rho_max = 7/2 the all-full JSQ face holds (exact) with the least possible blocking 1 - 3/rho,
-    # and power-of-2's all-ones state is no fixed point: JSQ blocks less on [5/2, oo)
-    assert res.pieces == [{"rho": ["5/2", "oo"], "sign": -1}] and res.sign_at_infinity == -1
+    # and power-of-2's all-ones state is no fixed point; below rho_join the face of one busy level holds
+    # with blocking 0 while power-of-2's end branch blocks > 0: JSQ blocks less at every load
+    assert res.pieces == [{"rho": ["0", "oo"], "sign": -1}] and res.sign_at_infinity == -1
     assert res.certificate["infinity_end"] == {"piecewise": "a", "n": 3, "row_at_ones": 2, "sign": -1}
     assert res.certificate["parts"]["above_rho_max"].startswith("PROVED by exact structure")
-    assert res.sign_at_zero is None and res.threshold is None
-    assert not res.holds_everywhere(-1)              # below rho_min nothing is proved
+    z = res.certificate["zero_end"]
+    assert z["piecewise"] == "a" and z["smooth"] == "b" and z["sign"] == -1
+    assert Fraction(z["rho_join"]) < Fraction(1) and res.certificate["cells"][0]["rho"][0] == z["rho_join"]
+    assert z["model"]["valuations"] == [1, 3, 7]          # u_k ~ rho^(2^k - 1) for power-of-2 at rho -> 0
+    assert res.certificate["parts"]["below_rho_min"].startswith("PROVED by the end piece at rho -> 0")
+    assert res.sign_at_zero == -1 and res.threshold == {"value": "0"}
+    assert res.holds_everywhere(-1)
     assert res.certificate["summary"]["sign_at_min"] == res.certificate["summary"]["sign_at_max"] == -1
     res.to_dict(), repr(res)
     if hasattr(res, "status"):                       # the status names the range, the reason what is not proved
-        assert res.status == "PROVED on [5/2, oo) only" and "below 5/2: NOT CERTIFIED" in res.reason
+        assert res.status == "PROVED on (0, oo)" and "NOT CERTIFIED" not in res.reason
+        assert "uniqueness" in res.reason
     kinds = {c["a"]["kind"] for c in res.certificate["cells"]}
     assert kinds == {"exact"}                        # JSQ's pieces are linear: solved with rho as a symbol
     # the breakpoint rho = 3 of JSQ is a cell end, found exactly (a root of a piece condition)
     assert any(c["rho"][1] == "3" for c in res.certificate["cells"]) and "3" in res.certificate["points"]
     assert res.certificate["parts"]["range"] == "PROVED"
-    assert res.certificate["parts"]["below_rho_min"] == "NOT CERTIFIED"
     assert not res.certificate["parts"]["uniqueness_a"].startswith("PROVED")
-    assert "below rho_min are NOT CERTIFIED" in res.certificate["assumptions"][0]
+    assert "certified on (0, oo)" in res.certificate["assumptions"][0]
     v = verify_comparison(json.loads(json.dumps(res.certificate)), a, POD)
     assert v.count == 0 and v.pieces == res.pieces and "re-checked" in v.method
     _check_against_points(res, a, POD)
@@ -112,6 +118,26 @@ def test_tampered_certificates_are_rejected(jsq_pod):
     t = copy.deepcopy(cert)                            # the end claimed for a last cell it does not follow from
     t["cells"] = t["cells"][:-1]
     t["range"][1] = t["cells"][-1]["rho"][1]
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # the small-load end's blocking enclosure changed
+    t["zero_end"]["B"]["scaled"] = "[1.0 +/- 0.5]"
+    with pytest.raises(CertificateMismatch, match="small-load end"):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # a coefficient of its exact series changed
+    t["zero_end"]["model"]["series"][0][-1] = "7/3"
+    with pytest.raises(CertificateMismatch, match="exact series"):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # its sign flipped
+    t["zero_end"]["sign"] = 1
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # the end dropped while the parts still claim it
+    del t["zero_end"]
+    with pytest.raises(CertificateMismatch):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # the join moved below the first cell
+    t["zero_end"]["rho_join"] = "1/8"
     with pytest.raises(CertificateMismatch):
         verify_comparison(t, a, POD)
     t = copy.deepcopy(cert)
@@ -212,3 +238,27 @@ def test_certified_threshold_takes_the_range_for_two_models():
     assert res.count == 0 and verify_comparison(res.certificate, user_jsq(3), POD).count == 0
     with pytest.raises(ValueError, match="rho_min / rho_max apply"):
         certified_threshold(3, 2, 3, rho_min=1, rho_max=2)
+
+
+def test_small_load_end_needs_a_zero_blocking_piece():
+    """The small-load end applies only where the switching model's first piece blocks exactly 0 (JSQ
+    below rho = 1); a threshold policy routes at random at small loads (blocking > 0): not claimed."""
+    from symloss.meanfield.compare_piecewise_zero import _plausible
+    from symloss.meanfield.compare_piecewise import _Search
+    a = user_threshold(3, 3, 3, sp.Rational(1, 20))
+    S = _Search(a, POD, 10, 128)
+    assert not _plausible(S.sides, {"a": a, "b": POD}, Fraction(1, 64))
+    j = user_jsq(3)
+    S = _Search(j, POD, 10, 128)
+    assert _plausible(S.sides, {"a": j, "b": POD}, Fraction(1, 64))
+    S2 = _Search(PowerOfD(3, 3), POD, 10, 128)                                      # no piecewise side
+    assert not _plausible(S2.sides, {"a": PowerOfD(3, 3), "b": POD}, Fraction(1, 64))
+
+
+def test_a_piece_ending_at_an_irrational_load_is_refused_quickly():
+    """The threshold policy's regime changes at a root of -19 rho^3 + 3 rho^2 + 6 rho + 6 (rho ~ 0.8994):
+    rational cells only approach it; refused with the load and the polynomial (was: cells halving to
+    width 1e-322 and 'math domain error' after 27 s)."""
+    a = user_threshold(3, 3, 3, sp.Rational(1, 20))
+    with pytest.raises(ArithmeticError, match=r"irrational load rho = 0\.89939.*-19\*rho\*\*3"):
+        certified_comparison(a, POD, dps=10, rho_min="7/8", rho_max="19/20")
