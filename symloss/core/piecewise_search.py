@@ -319,7 +319,7 @@ def _faces(model, rho, xh, tol=2e-2):
         seen.add(key)
         if len(seen) > FACE_BUDGET:
             return
-        yield {v: c for _d, _j, v, c in o}
+        yield {v: c for _d, _j, v, c in sorted(o, key=lambda t: t[1])}      # in the variables' order
 
 
 # ==================================================================================================

@@ -245,3 +245,16 @@ def test_refined_mean_field_names_what_blocks_the_expansion():
     with pytest.raises(ValueError, match=r"declares its finite-N loss probability apart.*\(finite_n_blocking\)") as exc:
         refined_mean_field(m2, rho=1.5)
     assert "finite_n_transitions" not in str(exc.value)
+
+
+def test_the_face_is_reported_in_the_variables_order():
+    """The face of the certificate and of the method text lists the fixed coordinates in the order of
+    the model's variables (was: by distance of the float state to the face, so the text changed with
+    the last bits of the settled state, e.g. JIQ at C = 20, rho = 1: 'u9 = 0, u11 = 0, ...')."""
+    for m, rho in ((user_jiq(5), 1.0), (user_jiq(5), 2.75), (user_jsq(5), 3.8), (user_jsq(5), 10.5)):
+        r = m.fixed_point(rho, dps=20)
+        names = [str(v) for v in m.variables]
+        keys = list(r.extra["certificate"]["face"])
+        assert keys == sorted(keys, key=names.index), (rho, keys)
+        txt = r.method.split("face (")[1].split(")")[0]
+        assert [t.split(" = ")[0] for t in txt.split(", ")] == keys or txt == "none"
