@@ -153,20 +153,6 @@ def _regularised_code(model):
     return out
 
 
-def _regularised_drift(model, eps=REGULARISATION):
-    """The drift with every switch regularised at width ``eps``: ``f(*x, rho)``, a list of floats."""
-    f = _regularised_code(model)[0]
-    eps = float(eps)
-    return lambda *a: f(a[:-1], a[-1], eps)
-
-
-def _regularised_jacobian(model, eps=REGULARISATION):
-    """The Jacobian of :func:`_regularised_drift`: ``J(*x, rho)``, an ``n x n`` array."""
-    f = _regularised_code(model)[1]
-    eps = float(eps)
-    return lambda *a: f(a[:-1], a[-1], eps)
-
-
 def _integrate(model, rho_f, x0, t):
     from scipy.integrate import solve_ivp
     f, jac = _regularised_code(model)
