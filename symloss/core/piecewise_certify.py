@@ -74,14 +74,20 @@ def _exact_solution(piece, rho):
             return None
         sol = A.lu_solve(b).to_Matrix()
         return {z: sp.Rational(s) for z, s in zip(piece.unknowns, sol)}
+    return _generic_linear_solution(rows, piece.unknowns)
+
+
+def _generic_linear_solution(rows, unknowns):
+    """The unique zero of linear ``rows`` by SymPy's generic matrices (``None`` entries where it is not
+    rational), or None when the matrix is singular or not square."""
     try:
-        A, b = sp.linear_eq_to_matrix(rows, piece.unknowns)
+        A, b = sp.linear_eq_to_matrix(rows, unknowns)
         if A.det() == 0:
             return None
         sol = A.LUsolve(b)
     except (ValueError, ZeroDivisionError, sp.PolynomialError):
         return None
-    return {z: (s if s.is_Rational else None) for z, s in zip(piece.unknowns, sol)}
+    return {z: (s if s.is_Rational else None) for z, s in zip(unknowns, sol)}
 
 
 def _rational_linear_system(rows, unknowns):

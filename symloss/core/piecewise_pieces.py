@@ -455,7 +455,6 @@ class PieceSystem:
 # ``numpy_lambdify`` (tests/core/test_piecewise_compile_speed.py compares the generated sources).
 
 
-
 @functools.lru_cache(maxsize=256)
 def _jacobian(unknowns: tuple, rows: tuple) -> list:
     """``[[sp.diff(r, z) for z in unknowns] for r in rows]`` (``diff`` only in the unknowns a row

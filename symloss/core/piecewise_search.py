@@ -14,7 +14,7 @@ import sympy as sp
 from .definition import RHO
 from .float_start import default_initial_state
 from .piecewise_certify import _certify_piece
-from .piecewise_pieces import _build_piece, _Mismatch, _OnSurface, _q, switching_functions
+from .piecewise_pieces import _build_piece, _jacobian, _Mismatch, _OnSurface, _q, switching_functions
 from .precision import PrecisionError
 from .printers import numba_statements
 
@@ -137,7 +137,8 @@ def _regularised_code(model):
     f_src = (["def _drift(x, rho, eps):"] + head + [f"    F = [0.0] * {n}"]
              + numba_statements(rows, names, [f"F[{i}]" for i in range(n)], indent="    ")
              + ["    return F"])
-    entries = [(i, j, d) for i, r in enumerate(rows) for j, v in enumerate(V) for d in (sp.diff(r, v),) if d != 0]
+    entries = [(i, j, d) for i, row in enumerate(_jacobian(tuple(V), tuple(rows))) for j, d in enumerate(row)
+               if d != 0]
     j_src = (["def _jacobian(x, rho, eps):"] + head + [f"    J = _zeros(({n}, {n}))"]
              + numba_statements([d for *_ij, d in entries], names, [f"J[{i}, {j}]" for i, j, _d in entries],
                                 indent="    ")
@@ -153,17 +154,30 @@ def _regularised_code(model):
     return out
 
 
-def _integrate(model, rho_f, x0, t):
+def _lsoda(model, rho_f, x0, t0: float, t1: float, t_eval, work=None):
+    """``solve_ivp`` (LSODA, the generated drift and Jacobian at width ``REGULARISATION``) from ``x0`` at
+    ``t0`` to ``t1``, the states at ``t_eval``; ``work`` (a one-element list) counts the drift
+    evaluations, :class:`_WorkExceeded` past ``_SETTLE_WORK``."""
     from scipy.integrate import solve_ivp
     f, jac = _regularised_code(model)
     eps = REGULARISATION
-    t = np.asarray(t, dtype=float)
-    sol = solve_ivp(lambda _t, y: f(y, rho_f, eps), (0.0, float(t[-1])),
-                    np.asarray(x0, dtype=float), method="LSODA", t_eval=t, rtol=1e-9, atol=1e-12,
-                    jac=lambda _t, y: jac(y, rho_f, eps))
+
+    def fun(_t, y):
+        if work is not None:
+            work[0] += 1
+            if work[0] > _SETTLE_WORK:
+                raise _WorkExceeded
+        return f(y, rho_f, eps)
+    sol = solve_ivp(fun, (t0, t1), np.asarray(x0, dtype=float), method="LSODA", t_eval=t_eval, rtol=1e-9,
+                    atol=1e-12, jac=lambda _t, y: jac(y, rho_f, eps))
     if not sol.success:
         raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
-    return sol.y.T
+    return sol.y
+
+
+def _integrate(model, rho_f, x0, t):
+    t = np.asarray(t, dtype=float)
+    return _lsoda(model, rho_f, x0, 0.0, float(t[-1]), t).T
 
 
 #: the settled state: two states a doubling of the time apart that differ by less than this (max norm)
@@ -205,23 +219,8 @@ def _settle(model, rho_f, x0, t_max=2e3):
 
 
 def _integrate_window(model, rho_f, x, t0, t1, work=None):
-    """The regularised drift integrated from ``x`` at ``t0`` to ``t1`` (LSODA); ``work`` (a
-    one-element list) counts the drift evaluations, :class:`_WorkExceeded` past ``_SETTLE_WORK``."""
-    from scipy.integrate import solve_ivp
-    f, jac = _regularised_code(model)
-    eps = REGULARISATION
-    work = [0] if work is None else work
-
-    def fun(_t, y):
-        work[0] += 1
-        if work[0] > _SETTLE_WORK:
-            raise _WorkExceeded
-        return f(y, rho_f, eps)
-    sol = solve_ivp(fun, (t0, t1), x, method="LSODA", t_eval=[t1], rtol=1e-9, atol=1e-12,
-                    jac=lambda _t, y: jac(y, rho_f, eps))
-    if not sol.success:
-        raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
-    return sol.y[:, -1]
+    """The state at ``t1`` of the regularised drift integrated from ``x`` at ``t0`` (:func:`_lsoda`)."""
+    return _lsoda(model, rho_f, x, t0, t1, [t1], work)[:, -1]
 
 
 #: the most faces the search visits at one float state

@@ -107,7 +107,6 @@ _ASSUME_ZERO = ("the comparison is certified on (0, rho_max] only (the small-loa
 _ASSUME_ALL = "the comparison is certified on (0, oo): the small-load and the large-load ends by their lemmas"
 
 
-
 def check_load_range(rho_min, rho_max) -> tuple:
     """Validate the load range of a piecewise comparison: two exact positive rationals (int, Fraction,
     decimal string or float, a float taken at its binary value), ``rho_min < rho_max``.
@@ -147,8 +146,6 @@ def check_load_range(rho_min, rho_max) -> tuple:
     if not out[0] < out[1]:
         raise ValueError(f"rho_min must be < rho_max, got rho_min = {rho_min!r} and rho_max = {rho_max!r}")
     return tuple(out)
-
-
 
 
 # ==================================================================================================

@@ -113,15 +113,8 @@ class _Piece:
 
 
 def _generic_solution(piece, rho):
-    rows = [r.xreplace({RHO: pp._q(rho)}) for r in piece.rows]
-    try:
-        A, b = sp.linear_eq_to_matrix(rows, piece.unknowns)
-        if A.det() == 0:
-            return None
-        sol = A.LUsolve(b)
-    except (ValueError, ZeroDivisionError, sp.PolynomialError):
-        return None
-    return {z: (s if s.is_Rational else None) for z, s in zip(piece.unknowns, sol)}
+    """The generic SymPy solve (the path ``_exact_solution`` takes for non-rational rows)."""
+    return pcert._generic_linear_solution([r.xreplace({RHO: pp._q(rho)}) for r in piece.rows], piece.unknowns)
 
 
 @pytest.mark.parametrize("rows", [
