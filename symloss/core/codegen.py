@@ -49,6 +49,7 @@ from .printers import (  # noqa: F401 - re-exported
     arb_lambdify,
     numba_statements,
     numpy_lambdify,
+    straight_line_log_terms,
     straight_line_residual,
 )
 from .term_tables import (  # noqa: F401 - re-exported
@@ -404,28 +405,10 @@ class CompiledModel:
         """``(values, J_y, dG/dr)`` of the rows ``sel`` from the term table: only the terms of the
         selected rows are evaluated and only the non-zero entries of the Jacobian accumulated (the
         same balls as :meth:`_TermTable.jacobian_arb <symloss.core.term_tables._TermTable.jacobian_arb>`,
-        term by term in the same order)."""
+        term by term in the same order), by a straight-line function generated once per selection."""
         n = self.n
-        pos = {i: k for k, i in enumerate(sel)}
-        coef = self.table.coef_arb
-        zero = arb(0)
-        vals = [zero] * len(sel)
-        dr = [zero] * len(sel)
-        Jrows: list = [{} for _ in sel]
-        for t, (i, cols, rexp) in enumerate(self._sparse_terms()):
-            k = pos.get(i)
-            if k is None:
-                continue
-            L = zero
-            for j, a in self.table.terms_arb[t]:
-                L = L + z[j] * a
-            cm = coef[t] * L.exp()
-            vals[k] = vals[k] + cm
-            row = Jrows[k]
-            for j, a in cols:
-                row[j] = row[j] + cm * a if j in row else cm * a
-            for a in rexp:
-                dr[k] = dr[k] + cm * a
+        fn, positions = self.table.log_terms_jacobian(sel)
+        vals, entries, dr = fn(z, self.table.coef_arb)
         # an entry below 2^(-2 prec) in absolute value (all of its ball) is replaced by the ball
         # [0 +/- 2^(-2 prec)], which contains it: a superset, so every enclosure stays valid, and
         # negligible at the working precision; it keeps the exponents of the matrix in a moderate range
@@ -438,9 +421,8 @@ class CompiledModel:
         # lists costs more than the whole evaluation at n = 100)
         J = arb_mat(len(sel), n)
         t_rad = tiny.rad()
-        for k, row in enumerate(Jrows):
-            for j, v in row.items():
-                J[k, j] = tiny if abs(v) < t_rad else v
+        for (k, j), v in zip(positions, entries):
+            J[k, j] = tiny if abs(v) < t_rad else v
         return vals, J, dr
 
     def blocking_arb(self, y, r):

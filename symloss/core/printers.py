@@ -151,6 +151,100 @@ def straight_line_residual(terms, rows, n_rows: int):
     return ns["_residual"]
 
 
+def straight_line_log_terms(terms, rows, n_vars: int, sel, *, jacobian: bool = True):
+    r"""A straight-line function ``fn(z, c)`` of a sparse system in log variables, generated once:
+    term ``t`` is ``c[t] * exp(sum_j a_j z_j)`` over its ``(j, a)`` pairs in ``terms[t]`` and belongs to
+    row ``rows[t]``; ``z`` holds ``n_vars`` log variables and then the log load.
+
+    The function returns ``(values, entries, d_dr)`` of the rows ``sel`` in that order: ``entries``
+    the derivatives in the log variables at the positions ``(k, j)`` listed, in the same order, by the
+    second item of the returned pair (``k`` the place of the row in ``sel``), ``d_dr`` the derivatives
+    in the log load; with ``jacobian=False`` only the values (a list).
+
+    The balls are those of the term-by-term loop (the same operations in the same order: every exponent
+    form summed in the order of its pairs, each row and each derivative summed in the order of its
+    terms); each distinct exponent vector is exponentiated once, and the interpreter's loops and
+    lookups are gone (at 57 terms, ~2.5x faster than the loop).
+
+    Parameters
+    ----------
+    terms : list of list of (int, int or flint.fmpq)
+        The ``(variable index, exponent)`` pairs of each term (index ``n_vars``: the log load).
+    rows : list of int
+        The row of each term.
+    n_vars : int
+        The number of log variables.
+    sel : list of int
+        The rows whose values (and derivatives) are returned, in that order.
+    jacobian : bool
+        Also return the derivatives.
+
+    Returns
+    -------
+    tuple or callable
+        ``(fn, positions)``; with ``jacobian=False`` the function ``fn(z, c) -> values`` only.
+
+    Examples
+    --------
+    >>> from flint import arb
+    >>> fn, pos = straight_line_log_terms([[(0, 2)], [(1, 1)]], [0, 0], 1, sel=[0])
+    >>> vals, entries, dr = fn([arb(0), arb(0)], [arb(1), arb(3)])
+    >>> pos, vals[0].mid(), entries[0].mid(), dr[0].mid()
+    ([(0, 0)], 4.00000000000000, 2.00000000000000, 3.00000000000000)
+    """
+    consts: dict = {}
+
+    def const(a):
+        # the exponents as constants of the namespace (an fmpq has no literal); one name per value
+        key = (type(a).__name__, str(a))
+        if key not in consts:
+            consts[key] = (f"_a{len(consts)}", a)
+        return consts[key][0]
+
+    def total(items):
+        # left to right from the first item, as the loop's running sum (0 + x is x exactly); a long
+        # sum as ``sum(tuple)``: no deeply nested expression for the compiler
+        if not items:
+            return "_zero"
+        return " + ".join(items) if len(items) <= 16 else f"sum(({', '.join(items)},), _zero)"
+
+    lines = ["def _log_terms(z, c):"]
+    mons: dict = {}
+    want = [int(i) for i in sel]
+    wanted = set(want)
+    vals: dict = {}
+    ent: dict = {}
+    drs: dict = {}
+    for t, e in enumerate(terms):
+        i = int(rows[t])
+        if i not in wanted:
+            continue
+        key = tuple(e)
+        if key not in mons:
+            mons[key] = f"m{len(mons)}"
+            form = total([f"z[{j}] * {const(a)}" for j, a in e]) if e else None
+            lines.append(f"    {mons[key]} = ({form}).exp()" if e else f"    {mons[key]} = _one")
+        lines.append(f"    t{t} = c[{t}] * {mons[key]}")
+        vals.setdefault(i, []).append(f"t{t}")
+        if jacobian:
+            for j, a in e:
+                (drs.setdefault(i, []) if j >= n_vars else ent.setdefault((i, j), [])).append(f"t{t} * {const(a)}")
+    ns = {"_one": arb(1), "_zero": arb(0)}
+    ns.update(dict(consts.values()))
+    if not jacobian:
+        lines.append(f"    return [{', '.join(total(vals.get(i, [])) for i in want)}]")
+        exec(compile("\n".join(lines), "<symloss log terms>", "exec"), ns)
+        return ns["_log_terms"]
+    place = {i: k for k, i in enumerate(want)}
+    positions = [(place[i], j) for (i, j) in ent]
+    lines.append(f"    vals = [{', '.join(total(vals.get(i, [])) for i in want)}]")
+    lines.append(f"    entries = [{', '.join(total(v) for v in ent.values())}]")
+    lines.append(f"    dr = [{', '.join(total(drs.get(i, [])) for i in want)}]")
+    lines.append("    return vals, entries, dr")
+    exec(compile("\n".join(lines), "<symloss log terms>", "exec"), ns)
+    return ns["_log_terms"], positions
+
+
 _ARB_NS = {"_Z": arb, "_Q": _arb_q, "_exp": lambda x: x.exp(), "_log": lambda x: x.log(),
            "_sqrt": lambda x: x.sqrt(), "_pi": arb.pi}
 _ARB_NS.update({f"_fn_{_n}": (lambda m: (lambda x: getattr(arb(x), m)()))(_ARB_METHOD.get(_n, _n))

@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 from flint import arb, arb_mat, fmpq
 
-from .printers import straight_line_residual
+from .printers import straight_line_log_terms, straight_line_residual
 
 # --------------------------------------------------------------------------------------------------
 # terms form
@@ -164,6 +164,30 @@ class _TermTable:
         return straight_line_residual(self.terms_arb, self.row, self.n_rows)
 
     def values_arb(self, z):
+        """The values of all rows as balls (z: list of n_vars + 1 balls), by a straight-line function
+        generated once (:func:`~symloss.core.printers.straight_line_log_terms`; the balls of
+        :meth:`values_arb_loop`, which stays as its reference)."""
+        if self._values_fn is None:
+            self._values_fn = straight_line_log_terms(self.terms_arb, self.row, self.n_vars, range(self.n_rows),
+                                                      jacobian=False)
+        return self._values_fn(z, self.coef_arb)
+
+    _values_fn = None
+
+    def log_terms_jacobian(self, sel):
+        """``(fn, positions)``: the generated evaluator of the values, Jacobian entries and load
+        derivatives of the rows ``sel`` (:func:`~symloss.core.printers.straight_line_log_terms`), made
+        once per selection and cached on this table (a rescaled copy of a compiled model has its own
+        table, hence its own evaluators)."""
+        key = tuple(int(i) for i in sel)
+        cache = self.__dict__.setdefault("_log_terms_cache", {})
+        hit = cache.get(key)
+        if hit is None:
+            hit = cache[key] = straight_line_log_terms(self.terms_arb, self.row, self.n_vars, key)
+        return hit
+
+    def values_arb_loop(self, z):
+        """:meth:`values_arb` term by term (the reference of the generated function)."""
         M = self._monomials(z)
         coef = self.coef_arb
         vals = [arb(0)] * self.n_rows

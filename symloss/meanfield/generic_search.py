@@ -287,7 +287,7 @@ def _sub_balls(R: arb, s: int) -> list:
     return [pts[j].union(pts[j + 1]) for j in range(s)]
 
 
-def _split_tube_test(comp, c, t, delta, R: arb, sel, s: int, Y=None):
+def _split_tube_test(comp, c, t, delta, R: arb, sel, s: int, Y=None, parts=None):
     r"""Krawczyk test of the tube ``c + t (r - r_m) + [-delta, delta]`` over the ball ``R`` of
     ``r = log rho`` on ``s`` equal sub-balls ``R_j`` (the sloped test of
     :func:`symloss.core.boxes.enclose_interval`, evaluated piece by piece): on ``R_j`` with centre
@@ -295,7 +295,11 @@ def _split_tube_test(comp, c, t, delta, R: arb, sel, s: int, Y=None):
     :math:`G(c + t(r_j - r_m), r_j) + (G_y t + G_r)(\mathrm{seg}_j, R_j)(R_j - r_j)`, and the Jacobian
     on the hull of the tube over ``R_j``; ``K_j = -Y G0_j + (I - Y J_j) Z``. Every ``|K_j|`` below
     ``delta``: for every load of every ``R_j`` the tube's cross-section holds exactly one zero. One
-    preconditioner ``Y`` for all pieces. Returns ``(ok, dev, Y, [(R_j, hull_j)])``."""
+    preconditioner ``Y`` for all pieces. Returns ``(ok, dev, Y, [(R_j, hull_j)])``.
+
+    ``parts``: a dict kept by the caller across calls with the same ``c``, ``t``, ``R``, ``sel``, ``s``
+    and precision (the epsilon inflation of ``delta``): the sub-balls, their centre-line residuals
+    ``G0_j`` and segments, which do not depend on ``delta``, are computed once (the same balls)."""
     n = comp.n
     rm = arb(R.mid())
     if Y is None:
@@ -308,18 +312,24 @@ def _split_tube_test(comp, c, t, delta, R: arb, sel, s: int, Y=None):
     Z = arb_mat([[arb(0, delta[i])] for i in range(n)])
     dev = [arb(0)] * n
     hulls = []
-    for Rj in _sub_balls(R, s):
-        rj = arb(Rj.mid())
-        Wj = Rj - rj
-        Gj = comp.G_arb([c[i] + t[i] * (rj - rm) for i in range(n)], rj, sel)
-        segj = [c[i] + t[i] * (Rj - rm) for i in range(n)]
-        _g, Jsj, drj = comp.GJ_arb(segj, Rj, sel)
-        Srj = Jsj * tv
-        G0j = [Gj[i] + (Srj[i, 0] + drj[i]) * Wj for i in range(n)]
+    pieces = None if parts is None else parts.get("pieces")
+    if pieces is None:
+        pieces = []
+        for Rj in _sub_balls(R, s):
+            rj = arb(Rj.mid())
+            Wj = Rj - rj
+            Gj = comp.G_arb([c[i] + t[i] * (rj - rm) for i in range(n)], rj, sel)
+            segj = [c[i] + t[i] * (Rj - rm) for i in range(n)]
+            _g, Jsj, drj = comp.GJ_arb(segj, Rj, sel)
+            Srj = Jsj * tv
+            pieces.append((Rj, segj, arb_mat([[Gj[i] + (Srj[i, 0] + drj[i]) * Wj] for i in range(n)])))
+        if parts is not None:
+            parts["pieces"] = pieces
+    for Rj, segj, G0j in pieces:
         hull = [segj[i] + arb(0, delta[i]) for i in range(n)]
         hulls.append((Rj, hull))
         _g2, Jh, _dr2 = comp.GJ_arb(hull, Rj, sel)
-        K = -(Y * arb_mat([[g] for g in G0j])) + (I - Y * Jh) * Z
+        K = -(Y * G0j) + (I - Y * Jh) * Z
         for i in range(n):
             a = abs(K[i, 0])
             dev[i] = a if not a.is_finite() or not dev[i].is_finite() else arb(max(dev[i].upper(), a.upper()))
@@ -406,10 +416,10 @@ def _split_tube(model, r0: Fraction, r1: Fraction, *, prec: int, y_mid, max_infl
         delta0 = [arb((w * w * (1 + abs(t[i])) + arb(2) ** (-(prec - 40)) * (1 + abs(c[i]))).upper())
                   for i in range(n)]
         for k, s in enumerate(splits):
-            delta, Y = list(delta0), None
+            delta, Y, parts = list(delta0), None, {}
             # the coarse test gets a few inflations only (a tube it cannot find is left to the finer one)
             for _ in range(max_inflations if k == len(splits) - 1 else max(1, max_inflations // 2)):
-                ok, dev, Y, hulls = _split_tube_test(comp, c, t, delta, R, sel, s, Y)
+                ok, dev, Y, hulls = _split_tube_test(comp, c, t, delta, R, sel, s, Y, parts)
                 if ok:
                     return _Tube(rescale or model, c, t, delta, sel, s, hulls, R, prec, rescale)
                 if dev is None:
