@@ -278,8 +278,10 @@ one Filippov piece of the switching model (JSQ's pieces are linear and solved ex
 symbol, their sign conditions proved by Sturm counts; JIQ above $\rho = 1$ and the threshold policy by a
 Krawczyk test with the load as an interval), and the smooth model its Krawczyk tubes. `verify_comparison`
 re-checks each certificate below. What is PROVED and what is not is printed from the certificate's
-`parts`: the range, the loads outside it (NOT CERTIFIED, except JSQ's large-load end, proved by exact
-structure), and uniqueness of the fixed points (EVIDENCE or NOT CHECKED, never PROVED). The ranges avoid
+`parts`: the range, the loads outside it (NOT CERTIFIED, except JSQ's two ends: below $\rho_{min}$ by the
+end piece at $\rho \to 0$, above $\rho_{max}$ by exact structure), and uniqueness of the fixed points
+(PROVED for power-of-$d$, whose exact argument covers every load and is re-derived on its definition;
+EVIDENCE for the piecewise policies, an assumption). The ranges avoid
 the loads where a non-linear piece meets a switching surface (JIQ at $\rho = 1$; the threshold policy
 where it starts to slide), which this path does not certify."""),
     ("code", r"""PAIRS = [("user JSQ", jsq, f"power-of-{D}", pod, "1/2", 2 * C),

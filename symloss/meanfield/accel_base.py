@@ -68,6 +68,9 @@ class _Accelerator(FastPath):
     """Common machinery of the accelerators: the binding to a definition (``applies``) and the
     verification of an answer on the definition's compiled equations (:meth:`verify`)."""
     name = "accelerator"
+    #: ``True`` when the accelerator's ``uniqueness`` hook (where it has one) proves uniqueness for every load
+    #: at once, whatever load it is asked at (the piecewise comparisons use it for a whole load range)
+    uniqueness_every_load = False
 
     # -- binding to the definition -------------------------------------------------------------------
     def template(self, model):

@@ -65,6 +65,7 @@ class PowerAccelerator(_Accelerator):
     '0.0530346718'
     """
     name = "shooting"
+    uniqueness_every_load = True
     #: largest C for which :meth:`uniqueness` re-derives the telescoped identity on the model's drift
     #: (SymPy: 1 s at C = 100, 94 s at C = 1000; cached per definition)
     UNIQUENESS_MAX_C = 100

@@ -96,6 +96,7 @@ class RetrialAccelerator(_Accelerator):
     '0.0675589521'
     """
     name = "Erlang-B reduction"
+    uniqueness_every_load = True
     #: largest ``C (d - 1)`` for which :meth:`uniqueness` recomputes the monotonicity lemma (0.9 s at
     #: C = 1000, d = 2; cached per (C, d))
     UNIQUENESS_MAX_WORK = 1000

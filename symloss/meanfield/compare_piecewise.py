@@ -36,12 +36,13 @@ What is proved and what is not
 PROVED (re-checked by :func:`verify_piecewise_comparison` from the stored data and the models'
 equations): for every load of :math:`[\rho_{min}, \rho_{max}]` each model has the certified fixed point
 (a Filippov equilibrium for a piecewise model) whose blocking is compared, the sign of ``B_a - B_b``
-there, and the crossings in the range. NOT PROVED and recorded in ``assumptions``: that these fixed
-points are the only ones (for a piecewise model uniqueness on the state space is EVIDENCE at best, see
-``parts``), and anything outside the range (unless the large-load end below applies): ``sign_at_zero``,
-``sign_at_infinity`` and ``threshold`` of the result are ``None`` (so ``holds_everywhere`` is ``False``;
-the signs at ``rho_min`` / ``rho_max``
-are those of the first and last piece, also in ``certificate["summary"]``).
+there, and the crossings in the range; uniqueness of a smooth model's fixed point where its accelerator
+proves it for every load (power-of-d, retrial-of-d; ``parts``, re-derived on the definition). NOT PROVED
+and recorded in ``assumptions``: that the other fixed points are the only ones (for a piecewise model
+uniqueness on the state space is EVIDENCE at best, see ``parts``), and anything outside the range (unless
+the ends below apply): ``sign_at_zero``, ``sign_at_infinity`` and ``threshold`` of the result are
+``None`` (so ``holds_everywhere`` is ``False``; the signs at ``rho_min`` / ``rho_max`` are those of the
+first and last piece, also in ``certificate["summary"]``).
 
 *Small-load end.* When the first cell of a piecewise model is an exact piece that holds on the whole
 :math:`(0, \rho_j)` with blocking identically 0 (JSQ, join-the-idle-queue below ``rho = 1``) and the
@@ -49,7 +50,7 @@ other model is smooth, the sign on :math:`(0, \rho_j]` is PROVED by the smooth m
 branch at ``rho -> 0`` with a blocking enclosed positive (:mod:`symloss.meanfield.compare_piecewise_zero`,
 ``certificate["zero_end"]``; ``rho_j`` is ``rho_min / 2^j``, the range then tiled down to it, and
 ``sign_at_zero`` is set). With both ends the result holds on :math:`(0, \infty)` (status
-``"PROVED on (0, oo)"``; uniqueness of the fixed points stays an assumption, see ``parts``).
+``"PROVED on (0, oo)"``; uniqueness of a piecewise model's fixed points stays an assumption).
 
 *Large-load end.* When the last cell of a piecewise model is an exact piece that holds on the whole
 :math:`(\rho_{max}, \infty)` (Sturm counts) with the least blocking the state space allows,
@@ -88,7 +89,8 @@ from ..core.piecewise import is_piecewise_model, piecewise_fixed_point
 from ..core.precision import PrecisionError, flint_prec
 from .comparison_types import CertificateMismatch, CertifiedComparison, Crossing, _need, _version
 from .enclosures import _dec, parse_q, q_str
-from .compare_piecewise_sides import _PT_DPS, _CellFail, _irrational_end, _PwSide, _SmoothSide
+from .compare_piecewise_sides import (_PT_DPS, _CellFail, _irrational_end, _PwSide, _SmoothSide, model_assumptions,
+                                      proved_uniqueness)
 from .compare_piecewise_zero import ZERO_LEMMA, find_zero_end, verify_zero_end
 
 __all__ = ["FORMAT_PIECEWISE", "piecewise_comparison", "verify_piecewise_comparison", "check_load_range"]
@@ -359,18 +361,11 @@ def _parts(model_a, model_b, evidence, end=None, zero=None) -> dict:
     return parts
 
 
-def _assumptions(models, end=None, zero=None) -> list:
-    out = [{(False, False): _ASSUME_RANGE, (True, False): _ASSUME_RANGE_END, (False, True): _ASSUME_ZERO,
-            (True, True): _ASSUME_ALL}[(end is not None, zero is not None)]]
-    for k, m in models.items():
-        if is_piecewise_model(m):
-            out.append(f"model {k} ({m!r}, piecewise smooth): the certified Filippov equilibrium of each cell and "
-                       "point is assumed to be the only one (uniqueness on the state space is not proved; "
-                       "'parts' gives the EVIDENCE status)")
-        else:
-            out.append(f"model {k} ({m!r}): the fixed point in the certified tubes is assumed to be the only one "
-                       "on the state space (not certified by this path)")
-    return out
+def _assumptions(models, end=None, zero=None, proved=()) -> list:
+    """The assumptions of the result: the range's, then each model's (``proved``: the keys of the smooth
+    models whose uniqueness is PROVED for every load, which assume nothing)."""
+    return [{(False, False): _ASSUME_RANGE, (True, False): _ASSUME_RANGE_END, (False, True): _ASSUME_ZERO,
+             (True, True): _ASSUME_ALL}[(end is not None, zero is not None)]] + model_assumptions(models, proved)
 
 
 def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, prec: int | None = None,
@@ -437,7 +432,9 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
     points = {}
     for r, need in _point_needs(cells, {k: S.sides[k].kind for k in ("a", "b")}, q_str(r_lo)).items():
         points[r] = {k: (S.sides[k].point(parse_q(r))[0] if need[k] else None) for k in ("a", "b")}
-    evidence = {}
+    evidence = {k: u for k, u in ((k, None if is_piecewise_model(m) else proved_uniqueness(m))
+                                  for k, m in models.items()) if u is not None}
+    proved = tuple(evidence)
     if uniqueness_evidence:
         for k, m in models.items():
             if is_piecewise_model(m):
@@ -451,7 +448,8 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
             "models": {k: {"repr": repr(m), "fingerprint": m.fingerprint(), "piecewise": is_piecewise_model(m)}
                        for k, m in models.items()},
             "range": [q_str(r_lo), q_str(r_hi)], "dps": dps, "prec": prec,
-            "assumptions": _assumptions(models, end, zero), "parts": _parts(model_a, model_b, evidence, end, zero),
+            "assumptions": _assumptions(models, end, zero, proved),
+            "parts": _parts(model_a, model_b, evidence, end, zero),
             "cells": cells, "points": points, "infinity_end": end, "zero_end": zero}
     return _finish(data, model_a, model_b, S.sides, t0, "")
 
@@ -498,8 +496,8 @@ def _finish(data, model_a, model_b, sides, t0, suffix):
             ", ".join(x for x in (f"loads below {lo}" if zero is None else "",
                                   f"loads above {hi}" if end is None else "") if x) +
             (": NOT CERTIFIED; " if (zero is None or end is None) else "") + "uniqueness of the fixed points: model a "
-            f"{data['parts']['uniqueness_a']}, model b {data['parts']['uniqueness_b']} (assumed, see the "
-            "certificate's assumptions)")}
+            f"{data['parts']['uniqueness_a']}, model b {data['parts']['uniqueness_b']} (assumed where not PROVED, "
+            "see the certificate's assumptions)")}
     return CertifiedComparison((repr(model_a), repr(model_b)), summary["pieces"], crossings, summary["count"],
                                summary["sign_at_zero"], summary["sign_at_oo"], summary["threshold"], method, data,
                                time.perf_counter() - t0, **extra)
@@ -634,15 +632,19 @@ def _verify(data, model_a, model_b, t0):
         _need(end == _infinity_end(sides, data["cells"], models, r_hi),
               "the large-load end does not follow from the last cell and the models' equations")
     zero = data.get("zero_end")
-    _need(data["assumptions"] == _assumptions(models, end, zero), "the stored assumptions differ")
     parts = data["parts"]
+    proved = []
+    for k, m in models.items():
+        u = parts[f"uniqueness_{k}"]
+        if u.startswith("PROVED"):                # only the re-derived argument of a smooth model's accelerator
+            _need(not is_piecewise_model(m) and u == proved_uniqueness(m),
+                  f"model {k}: the stored uniqueness proof is not the one its definition gives")
+            proved.append(k)
+    _need(data["assumptions"] == _assumptions(models, end, zero, proved), "the stored assumptions differ")
     _need(parts.get("range") == "PROVED" and parts.get("below_rho_min") == (ZERO_LEMMA if zero is not None else
                                                                           "NOT CERTIFIED")
           and parts.get("above_rho_max") == (_END_LEMMA if end is not None else "NOT CERTIFIED") and set(parts) == {
               "range", "below_rho_min", "above_rho_max", "uniqueness_a", "uniqueness_b"}, "the stored parts differ")
-    for k, m in models.items():
-        u = parts[f"uniqueness_{k}"]
-        _need(not u.startswith("PROVED"), f"model {k}: uniqueness cannot be PROVED by this path")
     prev = r_lo if zero is None else parse_q(zero["rho_join"])
     _need(prev <= r_lo, "the small-load end joins above rho_min")
     for i, c in enumerate(data["cells"]):

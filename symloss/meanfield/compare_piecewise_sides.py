@@ -17,16 +17,72 @@ from ..core.boxes import box_derivative, box_from_strings, enclose_interval, exa
 from ..core.certified_results import parse_exact
 from ..core.definition import RHO
 from ..core.krawczyk import _krawczyk, _newton_arb
-from ..core.piecewise import piecewise_fixed_point, verify_piecewise_certificate
+from ..core.piecewise import is_piecewise_model, piecewise_fixed_point, verify_piecewise_certificate
 from ..core.piecewise_certify import _BallSystem, _check_box
 from ..core.piecewise_pieces import _build_piece, _Mismatch, _parse_q
 from ..core.precision import PrecisionError, flint_prec
 from ..core.printers import arb_lambdify
+from ..core.registry import accelerator_for
 from .comparison_types import CertificateMismatch, _need
 from .enclosures import parse_q, q_str
 
 #: digits of the point certificates at the cell ends
 _PT_DPS = 20
+
+
+def proved_uniqueness(model):
+    """The text of a proof that the smooth ``model`` has exactly one fixed point at every load, or
+    ``None``: its registered accelerator binds to its definition (``applies``) and has a uniqueness
+    argument that holds for every load at once (``uniqueness_every_load``; power-of-d's telescoped
+    shooting map, retrial-of-d's Erlang-B bijection), re-derived here on the definition.
+
+    Parameters
+    ----------
+    model : MeanFieldModel
+        A smooth model.
+
+    Returns
+    -------
+    str or None
+        ``"PROVED (for every load: ...)"`` or ``None``.
+    """
+    acc = accelerator_for(model)
+    if acc is None or not getattr(acc, "uniqueness_every_load", False) or not acc.applies(model)[0]:
+        return None
+    out = acc.uniqueness(model, Fraction(1))        # the argument does not depend on the load asked
+    if out is None or out[0] != "PROVED":
+        return None
+    return f"PROVED (for every load, by the {acc.name} accelerator's argument on this definition: {out[1]})"
+
+
+def model_assumptions(models, proved=()) -> list:
+    """What a piecewise comparison assumes of each model whose key is not in ``proved``: that its
+    certified fixed point is the only one.
+
+    Parameters
+    ----------
+    models : dict
+        ``{"a": model_a, "b": model_b}``.
+    proved : sequence of str
+        The keys of the models whose uniqueness is PROVED (:func:`proved_uniqueness`).
+
+    Returns
+    -------
+    list of str
+        One assumption per other model, in the order of ``models``.
+    """
+    out = []
+    for k, m in models.items():
+        if k in proved:
+            continue
+        if is_piecewise_model(m):
+            out.append(f"model {k} ({m!r}, piecewise smooth): the certified Filippov equilibrium of each cell and "
+                       "point is assumed to be the only one (uniqueness on the state space is not proved; "
+                       "'parts' gives the EVIDENCE status)")
+        else:
+            out.append(f"model {k} ({m!r}): the fixed point in the certified tubes is assumed to be the only one "
+                       "on the state space (not certified by this path)")
+    return out
 
 
 class _CellFail(Exception):

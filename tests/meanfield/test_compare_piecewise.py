@@ -70,6 +70,10 @@ def test_jsq_blocks_less_than_power_of_d(jsq_pod):
     assert any(c["rho"][1] == "3" for c in res.certificate["cells"]) and "3" in res.certificate["points"]
     assert res.certificate["parts"]["range"] == "PROVED"
     assert not res.certificate["parts"]["uniqueness_a"].startswith("PROVED")
+    # power-of-d's uniqueness for every load: its accelerator's argument, re-derived on the definition
+    ub = res.certificate["parts"]["uniqueness_b"]
+    assert ub.startswith("PROVED (for every load, by the shooting accelerator's argument") and "telescopes" in ub
+    assert len(res.certificate["assumptions"]) == 2 and "model a" in res.certificate["assumptions"][1]
     assert "certified on (0, oo)" in res.certificate["assumptions"][0]
     v = verify_comparison(json.loads(json.dumps(res.certificate)), a, POD)
     assert v.count == 0 and v.pieces == res.pieces and "re-checked" in v.method
@@ -144,6 +148,21 @@ def test_tampered_certificates_are_rejected(jsq_pod):
     t["parts"]["uniqueness_a"] = "PROVED"
     with pytest.raises(CertificateMismatch):
         verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # JSQ given power-of-d's uniqueness proof
+    t["parts"]["uniqueness_a"] = t["parts"]["uniqueness_b"]
+    with pytest.raises(CertificateMismatch, match="uniqueness proof"):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # power-of-d's proof edited
+    t["parts"]["uniqueness_b"] = t["parts"]["uniqueness_b"].replace("every load", "every load > 0")
+    with pytest.raises(CertificateMismatch, match="uniqueness proof"):
+        verify_comparison(t, a, POD)
+    t = copy.deepcopy(cert)                            # the proof dropped but no assumption added for it
+    t["parts"]["uniqueness_b"] = "NOT CHECKED"
+    with pytest.raises(CertificateMismatch, match="assumptions"):
+        verify_comparison(t, a, POD)
+    t["assumptions"].append(f"model b ({POD!r}): the fixed point in the certified tubes is assumed to be the only "
+                            "one on the state space (not certified by this path)")
+    assert verify_comparison(t, a, POD).count == 0     # a weaker claim, consistently stated, still re-checks
     with pytest.raises(CertificateMismatch, match="another definition"):
         verify_comparison(cert, user_jsq(3), PowerOfD(3, 3))
     with pytest.raises(CertificateMismatch):
