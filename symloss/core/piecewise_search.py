@@ -155,10 +155,12 @@ def _regularised_code(model):
 
 
 def _lsoda(model, rho_f, x0, t0: float, t1: float, t_eval, work=None):
-    """``solve_ivp`` (LSODA, the generated drift and Jacobian at width ``REGULARISATION``) from ``x0`` at
-    ``t0`` to ``t1``, the states at ``t_eval``; ``work`` (a one-element list) counts the drift
-    evaluations, :class:`_WorkExceeded` past ``_SETTLE_WORK``."""
-    from scipy.integrate import solve_ivp
+    """LSODA (the generated drift and Jacobian at width ``REGULARISATION``) from ``x0`` at ``t0`` to
+    ``t1``, the states at ``t_eval`` (columns); ``work`` (a one-element list) counts the drift
+    evaluations, :class:`_WorkExceeded` past ``_SETTLE_WORK``. Through ``scipy.integrate.ode``, which
+    runs to each output time inside ODEPACK: ``solve_ivp`` takes one step per Python call, and its
+    bookkeeping was about half the settling time of a user JSQ at C = 5."""
+    from scipy.integrate import ode
     f, jac = _regularised_code(model)
     eps = REGULARISATION
 
@@ -168,11 +170,20 @@ def _lsoda(model, rho_f, x0, t0: float, t1: float, t_eval, work=None):
             if work[0] > _SETTLE_WORK:
                 raise _WorkExceeded
         return f(y, rho_f, eps)
-    sol = solve_ivp(fun, (t0, t1), np.asarray(x0, dtype=float), method="LSODA", t_eval=t_eval, rtol=1e-9,
-                    atol=1e-12, jac=lambda _t, y: jac(y, rho_f, eps))
-    if not sol.success:
-        raise RuntimeError(f"integration of the regularised drift failed: {sol.message}")
-    return sol.y
+    r = ode(fun, lambda _t, y: jac(y, rho_f, eps))
+    # (no step limit per output time: the evaluation budget bounds the work)
+    r.set_integrator("lsoda", rtol=1e-9, atol=1e-12, nsteps=10 ** 9)
+    r.set_initial_value(np.asarray(x0, dtype=float), float(t0))
+    out = []
+    for t in t_eval:
+        if float(t) == float(t0):                # the initial state (ODEPACK refuses an output at t0)
+            out.append(np.asarray(x0, dtype=float).copy())
+            continue
+        y = r.integrate(float(t))
+        if not r.successful():
+            raise RuntimeError(f"integration of the regularised drift failed (LSODA status {r.get_return_code()})")
+        out.append(np.array(y, dtype=float))
+    return np.array(out).T if out else np.zeros((len(x0), 0))
 
 
 def _integrate(model, rho_f, x0, t):
