@@ -283,17 +283,14 @@ def grad_log_blocking_arb(comp, y, r):
     """
     if comp.mode != "terms":
         raise ValueError("derivative enclosures need a Laurent-polynomial (terms-form) model")
-    z = list(y) + [r]
     tab = comp.btable
-    mons = tab._monomials(z)
-    B = arb(0)
-    grad = [arb(0)] * (comp.n + 1)
-    for t, mo in enumerate(mons):
-        cm = tab.coef_arb[t] * mo
-        B += cm
-        for j, a in tab.terms_arb[t]:
-            grad[j] += cm * a
-    return [g / B for g in grad]
+    # the generated evaluator of the blocking's row (the same balls as the term-by-term sums)
+    fn, positions = tab.log_terms_jacobian([0])
+    vals, entries, dr = fn(list(y) + [r], tab.coef_arb)
+    grad = [arb(0)] * comp.n + [dr[0]]
+    for (_k, j), v in zip(positions, entries):
+        grad[j] = v
+    return [g / vals[0] for g in grad]
 
 
 def box_derivative(model, box, sel, R: arb):

@@ -164,7 +164,7 @@ def straight_line_log_terms(terms, rows, n_vars: int, sel, *, jacobian: bool = T
     The balls are those of the term-by-term loop (the same operations in the same order: every exponent
     form summed in the order of its pairs, each row and each derivative summed in the order of its
     terms); each distinct exponent vector is exponentiated once, and the interpreter's loops and
-    lookups are gone (at 57 terms, ~2.5x faster than the loop).
+    lookups are gone (RetrialOfD(5, 4), 57 terms: values 2x, values and Jacobian 1.5x faster than the loop).
 
     Parameters
     ----------

@@ -165,8 +165,8 @@ class _TermTable:
 
     def values_arb(self, z):
         """The values of all rows as balls (z: list of n_vars + 1 balls), by a straight-line function
-        generated once (:func:`~symloss.core.printers.straight_line_log_terms`; the balls of
-        :meth:`values_arb_loop`, which stays as its reference)."""
+        generated once (:func:`~symloss.core.printers.straight_line_log_terms`; the balls of the
+        term-by-term sum over ``_monomials``)."""
         if self._values_fn is None:
             self._values_fn = straight_line_log_terms(self.terms_arb, self.row, self.n_vars, range(self.n_rows),
                                                       jacobian=False)
@@ -185,16 +185,6 @@ class _TermTable:
         if hit is None:
             hit = cache[key] = straight_line_log_terms(self.terms_arb, self.row, self.n_vars, key)
         return hit
-
-    def values_arb_loop(self, z):
-        """:meth:`values_arb` term by term (the reference of the generated function)."""
-        M = self._monomials(z)
-        coef = self.coef_arb
-        vals = [arb(0)] * self.n_rows
-        for t, m in enumerate(M):
-            i = int(self.row[t])
-            vals[i] = vals[i] + coef[t] * m
-        return vals
 
     def jacobian_arb(self, z, rows=None):
         """(values, Jacobian in y as arb_mat, derivative in r as list) of the given rows."""

@@ -432,8 +432,7 @@ def piecewise_comparison(model_a, model_b, *, rho_min, rho_max, dps: int = 30, p
     points = {}
     for r, need in _point_needs(cells, {k: S.sides[k].kind for k in ("a", "b")}, q_str(r_lo)).items():
         points[r] = {k: (S.sides[k].point(parse_q(r))[0] if need[k] else None) for k in ("a", "b")}
-    evidence = {k: u for k, u in ((k, None if is_piecewise_model(m) else proved_uniqueness(m))
-                                  for k, m in models.items()) if u is not None}
+    evidence = {k: u for k, m in models.items() if not is_piecewise_model(m) and (u := proved_uniqueness(m))}
     proved = tuple(evidence)
     if uniqueness_evidence:
         for k, m in models.items():

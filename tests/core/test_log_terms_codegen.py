@@ -1,35 +1,49 @@
 """The generated straight-line evaluators of the terms form (``straight_line_log_terms``: the values of
-``G_arb``, the values, Jacobian entries and load derivatives of ``GJ_arb``) give the balls of the
-term-by-term loops they replaced, bit for bit (midpoint and radius), on shipped and user models, at
-several precisions, on points and on wide balls; a long row (more than 16 terms) goes through the
+``G_arb``, the values, Jacobian entries and load derivatives of ``GJ_arb``, the gradient of the log
+blocking) give the balls of the term-by-term loops they replaced, bit for bit (midpoint and radius), on
+shipped and user models, at several precisions, on points and on wide balls; a long row (more than 16 terms) goes through the
 ``sum(tuple)`` form; a rescaled copy of a compiled model gets its own evaluator (its terms), not that of
 the model it was copied from."""
 import random
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
-import sympy as sp
 from flint import arb, ctx, fmpq
 
 import symloss
-from symloss import RHO, define_model
+from symloss.core.boxes import grad_log_blocking_arb
 from symloss.core.printers import straight_line_log_terms
 from symloss.meanfield.generic_rescaled import rescaled_compiled
 
-
-def hybrid(C, d, r):
-    u = sp.symbols(f"u1:{C + 1}", nonnegative=True)
-    U = (sp.Integer(1),) + u + (sp.Integer(0),)
-    retry = sum((u[-1] ** d) ** j for j in range(r))
-    tr = []
-    for k in range(1, C + 1):
-        tr.append(({u[k - 1]: +1}, RHO * retry * (U[k - 1] ** d - U[k] ** d)))
-        tr.append(({u[k - 1]: -1}, k * (U[k] - U[k + 1])))
-    return define_model(f"hybrid(d={d}, r={r})", u, tr, blocking=u[-1] ** (d * r), state_kind="tail", C=C)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "finite_n"))
+from finite_n_hybrid import hybrid_model as hybrid  # noqa: E402
 
 
 def _key(b):
     return (b.mid().man_exp(), b.rad().man_exp())
+
+
+def _values_loop(tab, z):
+    """The row values term by term (the loop the generated evaluator replaced)."""
+    vals = [arb(0)] * tab.n_rows
+    for t, mo in enumerate(tab._monomials(z)):
+        i = int(tab.row[t])
+        vals[i] = vals[i] + tab.coef_arb[t] * mo
+    return vals
+
+
+def _grad_log_blocking_loop(comp, y, r):
+    """d log B / d (y, r) term by term (the loop the generated evaluator replaced)."""
+    tab = comp.btable
+    B, grad = arb(0), [arb(0)] * (comp.n + 1)
+    for t, mo in enumerate(tab._monomials(list(y) + [r])):
+        cm = tab.coef_arb[t] * mo
+        B += cm
+        for j, a in tab.terms_arb[t]:
+            grad[j] += cm * a
+    return [g / B for g in grad]
 
 
 def _random_point(n, rng, wide):
@@ -55,7 +69,7 @@ def test_generated_equal_the_loops(make):
                 y, r = _random_point(comp.n, rng, wide=trial % 2 == 1)
                 z = y + [r]
                 for tab in (comp.table, comp.btable):
-                    assert [_key(v) for v in tab.values_arb(z)] == [_key(v) for v in tab.values_arb_loop(z)]
+                    assert [_key(v) for v in tab.values_arb(z)] == [_key(v) for v in _values_loop(tab, z)]
                 sels = [comp.default_selection, comp.selection([float(v.mid()) for v in y]),
                         list(reversed(comp.default_selection))]
                 for sel in sels:
@@ -71,6 +85,8 @@ def test_generated_equal_the_loops(make):
                             else:
                                 assert _key(J1[i, j]) == _key(J2[i, j]), (sel, i, j)
                     assert [_key(v) for v in comp.G_arb(y, r, sel)] == [_key(v) for v in v2]
+                grad = grad_log_blocking_arb(comp, y, r)
+                assert [_key(v) for v in grad] == [_key(v) for v in _grad_log_blocking_loop(comp, y, r)]
     finally:
         ctx.prec = old
 
