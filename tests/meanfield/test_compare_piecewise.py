@@ -281,3 +281,18 @@ def test_a_piece_ending_at_an_irrational_load_is_refused_quickly():
     a = user_threshold(3, 3, 3, sp.Rational(1, 20))
     with pytest.raises(ArithmeticError, match=r"irrational load rho = 0\.89939.*-19\*rho\*\*3"):
         certified_comparison(a, POD, dps=10, rho_min="7/8", rho_max="19/20")
+
+
+def test_uniqueness_proof_follows_the_definition():
+    """Mutation: the accelerator's uniqueness argument is given only to the definition it binds to; a
+    power-of-d whose level-1 arrival rate is edited gets none (and so keeps its assumption)."""
+    from symloss.meanfield.compare_piecewise_sides import proved_uniqueness
+
+    class Edited(PowerOfD):
+        def transitions(self):
+            trs = super().transitions()
+            return [(trs[0][0], 2 * trs[0][1])] + trs[1:]
+
+    assert proved_uniqueness(PowerOfD(3, 2)).startswith("PROVED (for every load")
+    assert proved_uniqueness(Edited(3, 2)) is None
+    assert proved_uniqueness(user_jsq(3)) is None
