@@ -1,8 +1,9 @@
 """Large-C user tail models (issue 23, item 2): power-of-d written with ``define_model`` against the shipped
 accelerator ``PowerOfD(C, d)`` (shooting), in one process.
 
-Target: ``fixed_point(rho, dps=30)`` of the user model certified (Krawczyk, generic solver with the
-banded shooting start of ``symloss.core.shooting_start``) and equal to the accelerator's to 30 digits, for
+Target: ``fixed_point(rho, dps=30)`` of the user model certified (Krawczyk, generic solver: at C >= 41
+or a doubly exponential state the scaled test of ``symloss.core.krawczyk_scaled`` from the coarse
+banded shooting start, else the unscaled test) and equal to the accelerator's to 30 digits, for
 C in {5, 20, 60, 100}, d in {2, 3}; <= 20 ms per call after the first (a new load, the same model) and
 within 5x of the accelerator (issue 23). Printed per case: the first call (definition, compilation,
 solve), the median of the calls at the other loads (each load once: no result is reused), the

@@ -392,6 +392,14 @@ class CompiledModel:
         if self.mode != "terms":
             return None
         sel = self.default_selection if sel is None else sel
+        key = tuple(sel)
+        # on the term table (as its evaluators): a rescaled copy of this model has its own table
+        cache = self.table.__dict__.setdefault("_jacobian_patterns", {})
+        if key not in cache:
+            cache[key] = self._jacobian_pattern(sel)
+        return list(cache[key])
+
+    def _jacobian_pattern(self, sel):
         pos = {i: k for k, i in enumerate(sel)}
         seen: dict = {}
         for i, cols, _r in self._sparse_terms():

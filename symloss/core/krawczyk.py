@@ -17,6 +17,7 @@ from ._docfragments import CORE_DOCS
 from .certified_results import FixedPointResult
 from .docstrings import fill_doc
 from .float_start import _arb_prec_for, start_point
+from .krawczyk_scaled import coarse_start, scaled_certificate
 from .precision import (
     DEFAULT_DPS,
     PrecisionError,
@@ -351,7 +352,12 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     if n > _GENERIC_MAX_VARIABLES:
         raise ValueError(f"the generic certified solver handles at most {_GENERIC_MAX_VARIABLES} state variables, "
                          f"this model has {n}")
-    y_f = start_point(model, rho) if y_start is None else y_start
+    # above _SCALED_MIN_N variables the scaled test runs first: its chord steps start from a banded
+    # model's coarse shooting start where there is one (krawczyk_scaled.coarse_start)
+    coarse = None
+    if y_start is None and n >= _SCALED_MIN_N and _use_scaled(n, 0.0):
+        coarse = coarse_start(model, rho)
+    y_f = coarse if coarse is not None else (start_point(model, rho) if y_start is None else y_start)
     if not isinstance(y_f[0], arb):
         y_f = np.asarray(y_f, dtype=float)
     ymax = max(abs(float(v.mid())) if isinstance(v, arb) else abs(float(v)) for v in y_f) if n else 0.0
@@ -442,6 +448,11 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
                 state["sens"] *= 10.0
         return False, None, None
 
+    scaled = _scaled(comp, y_f, rho, dps, sel, pattern, grad, ymax) if _use_scaled(n, ymax) else None
+    if scaled is not None:
+        return _result(model, rho, dps, residual, *scaled)
+    if coarse is not None:
+        return certified_fixed_point(model, rho, dps, residual=residual, y_start=start_point(model, rho))
     try:
         prec_used, delta, margin, x_work, bracket, Bm, box_s = raise_precision(
             # (the model's repr -- SymPy printing, ~1 ms -- only in the error raised below)
@@ -450,6 +461,12 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
     except PrecisionError:
         raise PrecisionError(f"{model!r}: fixed point at rho={rho} not certified to {dps} digits "
                              "(Krawczyk test failed up to the precision limit)") from None
+    return _result(model, rho, dps, residual, x_work, bracket, Bm, box_s,
+                   {"kind": "krawczyk", "variables": "log", "delta": f"{delta:.3e}", "margin": margin,
+                    "prec": prec})
+
+
+def _result(model, rho, dps, residual, x_work, bracket, Bm, box_s, cert):
     with mpmath.workdps(dps + 15):
         rm = to_mpf(rho)
         res = _drift_residual(model, x_work, rho, dps + 15) if residual else mpmath.nan
@@ -459,6 +476,48 @@ def certified_fixed_point(model, rho, dps: int = DEFAULT_DPS, *, residual: bool 
         model.name, rm, x, Bv, bracket, res,
         "generic: float continuation, Newton in arb, Krawczyk test on the model's stationary equations "
         "in y = log x", dps,
-        {"box": box_s, "certificate": {"kind": "krawczyk", "variables": "log", "delta": f"{delta:.3e}",
-                                        "margin": margin, "prec": prec, "fingerprint": model.fingerprint()},
-         "_x_work": x_work})
+        {"box": box_s, "certificate": {**cert, "fingerprint": model.fingerprint()}, "_x_work": x_work})
+
+
+#: the scaled test (:mod:`symloss.core.krawczyk_scaled`) runs first above this many variables or
+#: this size of the log state (a doubly exponential tail); the unscaled test where it does not apply
+_SCALED_MIN_N = 41
+_SCALED_MIN_Y = 2.0 ** 16
+
+
+def _use_scaled(n: int, ymax: float) -> bool:
+    return n >= _SCALED_MIN_N or ymax >= _SCALED_MIN_Y
+
+
+def _scaled(comp, y_f, rho, dps, sel, pattern, grad, ymax):
+    """The certificate of :func:`~symloss.core.krawczyk_scaled.scaled_certificate` as the fields of
+    :func:`_result`, or ``None`` (not applicable, or the blocking not determined to ``dps`` digits on
+    its box)."""
+    n = comp.n
+    lg = _log2i(1.0 + ymax) + 2 * _log2i(n + 2.0)
+
+    def r_ball():
+        return to_arb(rho).log()
+
+    if not np.all(np.isfinite(grad)):
+        return None
+    got = scaled_certificate(comp, y_f, r_ball, dps, sel, pattern, grad, ymax, lambda b: b + lg + 40)
+    if got is None:
+        return None
+    m, b, margin, box, prec, cols = got
+    with flint_prec(prec):
+        B = comp.blocking_arb(box, r_ball())
+        if not arb_relative_accuracy_ok(B, dps):
+            return None
+        x_work = [arb_to_mpf(mi.exp()) for mi in m]
+        bracket = (arb_to_mpf(arb(B.lower())), arb_to_mpf(arb(B.upper())))
+        box_s = [(_str20(v.lower()), _str20(v.upper())) for v in box]
+        Bm = arb_to_mpf(B)
+    return x_work, bracket, Bm, box_s, {
+        "kind": "krawczyk", "variables": "log", "delta": f"2^-{b}", "margin": margin, "prec": prec,
+        "scaling": "box radii delta * 2^ceil(log2(1 + |y_j|)); float64 inverse of the row- and "
+                   "column-scaled Jacobian as preconditioner, magnitudes bounded with a priori rounding errors"}
+
+
+def _log2i(x: float) -> int:
+    return int(math.ceil(math.log2(x))) if x > 1.0 else 0

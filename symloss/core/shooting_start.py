@@ -243,9 +243,10 @@ def _solve_row_logsum(K, groups):
     return None
 
 
-def _shoot(plan, t, r, want_d=True):
+def _shoot(plan, t, r, want_d=True, with_dz=False):
     """``(F, dF/dt, z)``: the rows solved downwards from ``y_C = t``; ``F`` is row 1 (the outer
-    equation) at the result, ``z`` the log state (``z[n]`` is ``log rho``)."""
+    equation) at the result, ``z`` the log state (``z[n]`` is ``log rho``); ``with_dz`` appends
+    ``dz/dt``."""
     n, rows = plan["n"], plan["rows"]
     z = [arb(0)] * n + [r]
     dz = [arb(0)] * (n + 1)
@@ -271,7 +272,7 @@ def _shoot(plan, t, r, want_d=True):
         F, dF = P - N, dP - dN
     if not (F.is_finite() and dF.is_finite()):
         raise _NoRoot("not finite")
-    return arb(F.mid()), arb(dF.mid()), z
+    return (arb(F.mid()), arb(dF.mid()), z) + ((dz,) if with_dz else ())
 
 
 def _t_of_v(v: float, n: int):
@@ -302,11 +303,10 @@ def _prec_of(n: int, t) -> int:
 def _v_max(plan, lr: float) -> float:
     """An upper end of the grid in ``v``: the largest exponent amplification per level, to the
     power ``n``, times the size of ``log rho``."""
-    amp = 1.0
-    for terms in plan["rows"]:
-        for _c, a, others in terms:
-            amp = max(amp, abs(float(a)), *(abs(float(e)) for _j, e in others))
-    return plan["n"] * math.log(amp + 1.0) + math.log(1.0 + abs(lr) + plan["n"]) + 8.0
+    if "amp" not in plan:                # (once per plan)
+        plan["amp"] = max([1.0] + [max(abs(float(a)), *(abs(float(e)) for _j, e in others), 0.0)
+                                   for terms in plan["rows"] for _c, a, others in terms])
+    return plan["n"] * math.log(plan["amp"] + 1.0) + math.log(1.0 + abs(lr) + plan["n"]) + 8.0
 
 
 def shooting_start(model, rho):

@@ -160,6 +160,14 @@ def test_generated_float_shot_is_the_reference_descent(C, d):
     assert _float_shot(banded_plan(mixture().truncated(8))) is None     # two exponents per row: ball shots
 
 
+@pytest.fixture
+def unscaled(monkeypatch):
+    """The unscaled Krawczyk test of certified_fixed_point (arb preconditioner), which runs where the
+    scaled test of symloss.core.krawczyk_scaled does not apply (tests/core/test_krawczyk_scaled.py)."""
+    import symloss.core.krawczyk as K
+    monkeypatch.setattr(K, "_use_scaled", lambda n, ymax: False)
+
+
 def test_chord_steps_refine_with_a_good_preconditioner_and_refuse_a_bad_one():
     """The chord refinement of certified_fixed_point (Y fixed, one G per step) reaches the tolerance of
     the ball Newton from its point with the preconditioner of the Newton Jacobian, and gives up
@@ -184,7 +192,7 @@ def test_chord_steps_refine_with_a_good_preconditioner_and_refuse_a_bad_one():
         assert _chord_arb(comp, mid, r, 500, sel, Y * arb(2)) is None       # |I - 2 Y J| ~ 1: no contraction
 
 
-def test_the_certificate_precision_is_the_box_precision_not_a_doubling():
+def test_the_certificate_precision_is_the_box_precision_not_a_doubling(unscaled):
     """Where the box needs more bits than the first attempt (|Y| ~ 2^C), the test runs at exactly the
     bits the box needs (base + 2 log2 |Y|) after chord steps, not at twice the first precision."""
     m = user_power(100, 2)
@@ -279,7 +287,7 @@ def _count_preconditioners(monkeypatch):
     return bits
 
 
-def test_doubly_exponential_state_needs_one_preconditioner(monkeypatch):
+def test_doubly_exponential_state_needs_one_preconditioner(monkeypatch, unscaled):
     """C = 100, d = 3 (|y| ~ 3^100, cond J ~ |y|): the first attempt starts at the bits a preconditioner
     needs (one Newton, one approximate inverse; it used to compute a refused Y at the base precision,
     then a second Newton and inverse at twice that), and the answer is the accelerator's."""
@@ -293,7 +301,7 @@ def test_doubly_exponential_state_needs_one_preconditioner(monkeypatch):
         assert abs(r.blocking / ref - 1) < mpmath.mpf(10) ** -29
 
 
-def test_a_refused_preconditioner_is_recomputed_at_the_bits_it_needs(monkeypatch):
+def test_a_refused_preconditioner_is_recomputed_at_the_bits_it_needs(monkeypatch, unscaled):
     """When the first attempt's Y is too poor (the starting guess is forced low here), Newton goes on
     to the ``need`` bits of that Y's condition number and Y is recomputed there, inside the same attempt
     (not at a doubled precision), and the certificate is the same as with a good guess."""

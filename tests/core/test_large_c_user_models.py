@@ -158,11 +158,18 @@ def test_bad_input_unchanged(rho, exc):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("scaled", [True, False])
 @pytest.mark.parametrize("C, d", [(60, 2), (100, 3)])
-def test_user_power_of_d_certified_at_large_C(C, d):
-    """The Krawczyk test preconditions with the arb inverse where J is ill-conditioned (|J^-1| ~ d^C)
-    and shrinks the box and raises the precision by |J^-1|: certified at C = 60 and 100."""
+def test_user_power_of_d_certified_at_large_C(C, d, scaled, monkeypatch):
+    """Certified at C = 60 and 100 both by the scaled test (symloss.core.krawczyk_scaled: box radii
+    relative to the variables' sizes, a float preconditioner of the scaled Jacobian) and by the
+    unscaled one it falls back to (the arb inverse where J is ill-conditioned, |J^-1| ~ d^C, the box
+    shrunk and the precision raised by |J^-1|)."""
+    import symloss.core.krawczyk as K
+    if not scaled:
+        monkeypatch.setattr(K, "_use_scaled", lambda n, ymax: False)
     m = user_power(C, d)
     fp = m.fixed_point(mpmath.mpf("0.5"), dps=30)
     assert fp.extra["certificate"]["kind"] == "krawczyk"
+    assert ("scaling" in fp.extra["certificate"]) == scaled
     assert _rel(fp.blocking, symloss.PowerOfD(C, d).blocking(mpmath.mpf("0.5"), dps=30)) <= mpmath.mpf(10) ** -29
