@@ -9,6 +9,8 @@ from fractions import Fraction
 
 from flint import arb, fmpq
 
+from ..core.series_result import big_int_str
+
 
 def parse_q(s) -> Fraction:
     """A rational from ``"p/q"`` or ``"p"`` (as stored in certificates); rejects floats.
@@ -38,7 +40,10 @@ def parse_q(s) -> Fraction:
     s = str(s).strip()
     if not s or any(ch not in "0123456789-/" for ch in s):
         raise ValueError(f"expected a rational string 'p/q', got {s!r}")
-    return Fraction(s)
+    # (beyond Python's 4300-digit limit on decimal integers: the limit states of power-of-3 tails at
+    # C = 12 have denominators of ~10^5 digits)
+    with big_int_str():
+        return Fraction(s)
 
 
 def q_str(x) -> str:
@@ -54,7 +59,8 @@ def q_str(x) -> str:
     str
     """
     x = Fraction(x)
-    return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
+    with big_int_str():                  # (any length: see parse_q)
+        return str(x.numerator) if x.denominator == 1 else f"{x.numerator}/{x.denominator}"
 
 
 def q_arb(x) -> arb:
