@@ -131,10 +131,12 @@ __all__ = ["FORMAT_GENERIC", "SeriesBudgetError", "end_branch", "generic_compari
 FORMAT_GENERIC = "symloss.comparison/generic/1"
 _MAX_DEPTH = 22
 #: The largest number of state variables per model the generic path accepts. The middle cells are
-#: rescaled (:mod:`~symloss.meanfield.generic_rescaled`), so their width no longer shrinks like d^-C
-#: (hybrid(10, 2, 2) vs PowerOfD(10, 3): about 30 s); at C = 20 the exact end series (valuations up
-#: to (3^20 - 1) / 2) take over 3 minutes, so the limit stays at 12 until the ends are faster.
-_MAX_VARIABLES = 12
+#: rescaled (:mod:`~symloss.meanfield.generic_rescaled`), so their width no longer shrinks like d^-C;
+#: the exact end series at rho -> 0 grow with the valuations (up to (3^C - 1) / 2 for power-of-3: the
+#: rescaled limit state's rationals have ~10^5 digits at C = 12). Measured: hybrid(12, 2, 2) against
+#: PowerOfD(12, 3) 42 s, against RetrialOfD(12, 4) (13 variables: the orbit) 36 s, hybrid(13, 2, 2)
+#: against PowerOfD(13, 3) 172 s; at C = 20 the exact limit state would have ~10^9 digits.
+_MAX_VARIABLES = 13
 #: Default budget of exact series terms at each end (``K_end_max``; the largest one a certificate may
 #: use is ``generic_ends._K_END_CAP``).
 _K_END_MAX = 48
