@@ -17,7 +17,7 @@ from ._docfragments import CORE_DOCS
 from .certified_results import FixedPointResult
 from .docstrings import fill_doc
 from .float_start import _arb_prec_for, start_point
-from .krawczyk_scaled import coarse_start, scaled_certificate
+from .krawczyk_scaled import _log2_ceil, coarse_start, scaled_certificate
 from .precision import (
     DEFAULT_DPS,
     PrecisionError,
@@ -494,7 +494,7 @@ def _scaled(comp, y_f, rho, dps, sel, pattern, grad, ymax):
     :func:`_result`, or ``None`` (not applicable, or the blocking not determined to ``dps`` digits on
     its box)."""
     n = comp.n
-    lg = _log2i(1.0 + ymax) + 2 * _log2i(n + 2.0)
+    lg = _log2_ceil(1.0 + ymax) + 2 * _log2_ceil(n + 2.0)
 
     def r_ball():
         return to_arb(rho).log()
@@ -518,6 +518,3 @@ def _scaled(comp, y_f, rho, dps, sel, pattern, grad, ymax):
         "scaling": "box radii delta * 2^ceil(log2(1 + |y_j|)); float64 inverse of the row- and "
                    "column-scaled Jacobian as preconditioner, magnitudes bounded with a priori rounding errors"}
 
-
-def _log2i(x: float) -> int:
-    return int(math.ceil(math.log2(x))) if x > 1.0 else 0

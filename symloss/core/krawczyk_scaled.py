@@ -45,7 +45,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from flint import arb, arb_mat
+from flint import arb
 
 from . import shooting_start as _ss
 from .precision import flint_prec, to_arb
